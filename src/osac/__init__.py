@@ -1,0 +1,1 @@
+"""OSAC fulfillment: a multi-tenant cloud self-service control plane."""
