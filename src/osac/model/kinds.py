@@ -1,0 +1,123 @@
+"""The resource descriptor: everything generic code needs to know about one API kind."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from google.protobuf.descriptor import Descriptor, EnumDescriptor
+from google.protobuf.message import Message
+
+from osac.model import protos
+
+
+class Scope(enum.Enum):
+    """Where objects of a kind live."""
+
+    #: Tenant-owned objects (networks, workloads).
+    TENANT = "tenant"
+    #: Provider catalogue objects, always in tenant ``shared`` and readable by everybody.
+    SHARED = "shared"
+    #: Tenant objects themselves: ``metadata.tenant`` is the object's own name.
+    SELF = "self"
+    #: Internal objects in tenant ``system`` (hubs), private API only.
+    SYSTEM = "system"
+
+
+class Method(enum.Enum):
+    LIST = "List"
+    GET = "Get"
+    CREATE = "Create"
+    UPDATE = "Update"
+    DELETE = "Delete"
+    SIGNAL = "Signal"
+
+
+STANDARD = frozenset({Method.LIST, Method.GET, Method.CREATE, Method.UPDATE, Method.DELETE})
+READ_ONLY = frozenset({Method.LIST, Method.GET})
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A reference field. ``path`` uses ``[]`` for repeated and ``{}`` for map values:
+    ``spec.compute_network_attachments[].security_groups[]``, ``spec.node_sets{}.host_type``."""
+
+    path: str
+    target: str
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    message: str
+    service: str
+    collection: str
+    scope: Scope = Scope.TENANT
+    flat: bool = False
+    public_methods: frozenset[Method] = STANDARD
+    private_methods: frozenset[Method] = STANDARD | {Method.SIGNAL}
+    immutable: tuple[str, ...] = ()
+    references: tuple[Reference, ...] = ()
+    #: Objects of this kind are torn down by a reconciler before they are archived.
+    has_teardown: bool = False
+    aliases: tuple[str, ...] = field(default=())
+
+    @property
+    def table(self) -> str:
+        return self.collection
+
+    @property
+    def private_name(self) -> str:
+        return f"{protos.PRIVATE}.{self.message}"
+
+    @property
+    def public_name(self) -> str:
+        return f"{protos.PUBLIC}.{self.message}"
+
+    @property
+    def has_public_api(self) -> bool:
+        return bool(self.public_methods)
+
+    def private_class(self) -> type[Message]:
+        return protos.message_class(self.private_name)
+
+    def public_class(self) -> type[Message]:
+        return protos.message_class(self.public_name)
+
+    def message_class(self, private: bool) -> type[Message]:
+        return self.private_class() if private else self.public_class()
+
+    @cached_property
+    def private_descriptor(self) -> Descriptor:
+        return protos.message_descriptor(self.private_name)
+
+    @cached_property
+    def state_enum(self) -> EnumDescriptor | None:
+        """The lifecycle state enum (``status.state``, or ``status.state`` of a flat kind)."""
+        status = self.private_descriptor.fields_by_name.get("status")
+        if status is None or status.message_type is None:
+            return None
+        state = status.message_type.fields_by_name.get("state")
+        return state.enum_type if state is not None else None
+
+    def state_value(self, suffix: str) -> int | None:
+        """The number of ``<PREFIX>_<suffix>`` in the state enum, if the enum has it."""
+        enum_type = self.state_enum
+        if enum_type is None:
+            return None
+        for value in enum_type.values:
+            if value.name.endswith(f"_STATE_{suffix}"):
+                return int(value.number)
+        return None
+
+    def state_name(self, number: int) -> str:
+        enum_type = self.state_enum
+        if enum_type is None:
+            return str(number)
+        value = enum_type.values_by_number.get(number)
+        return value.name if value is not None else str(number)
+
+    @property
+    def is_catalogue(self) -> bool:
+        return self.scope is Scope.SHARED

@@ -1,0 +1,69 @@
+"""Access to the generated API code by full proto name.
+
+The registry names message types (``osac.private.v1.Subnet``) rather than Python modules, so the
+file organisation of ``proto/`` can change without touching anything generic.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from functools import cache
+
+from google.protobuf import descriptor_pool
+from google.protobuf.descriptor import Descriptor, EnumDescriptor, ServiceDescriptor
+from google.protobuf.message import Message
+from google.protobuf.message_factory import GetMessageClass
+
+PUBLIC = "osac.public.v1"
+PRIVATE = "osac.private.v1"
+
+
+@cache
+def load_generated_modules() -> tuple[str, ...]:
+    """Import every generated module once, registering its descriptors in the default pool."""
+    import osac.api
+
+    names = []
+    for module in pkgutil.walk_packages(osac.api.__path__, prefix="osac.api."):
+        if module.name.endswith("_pb2"):
+            importlib.import_module(module.name)
+            names.append(module.name)
+    return tuple(sorted(names))
+
+
+def pool() -> descriptor_pool.DescriptorPool:
+    load_generated_modules()
+    return descriptor_pool.Default()
+
+
+def message_descriptor(full_name: str) -> Descriptor:
+    return pool().FindMessageTypeByName(full_name)
+
+
+def has_message(full_name: str) -> bool:
+    try:
+        message_descriptor(full_name)
+    except KeyError:
+        return False
+    return True
+
+
+def message_class(full_name: str) -> type[Message]:
+    return GetMessageClass(message_descriptor(full_name))
+
+
+def enum_descriptor(full_name: str) -> EnumDescriptor:
+    return pool().FindEnumTypeByName(full_name)
+
+
+def service_descriptor(full_name: str) -> ServiceDescriptor:
+    return pool().FindServiceByName(full_name)
+
+
+def has_service(full_name: str) -> bool:
+    try:
+        service_descriptor(full_name)
+    except KeyError:
+        return False
+    return True

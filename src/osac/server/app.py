@@ -1,0 +1,216 @@
+"""Process wiring: one asyncio process serving gRPC, HTTP, controllers and maintenance."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from osac.auth.dev_issuer import DevIssuer
+from osac.auth.issuers import load_trusted_issuers
+from osac.auth.verifier import TokenVerifier
+from osac.model import protos, registry
+from osac.server import bootstrap
+from osac.server.authn import Authenticator
+from osac.server.endpoints import EventEndpoints, KindEndpoints, LifecycleEventEndpoints
+from osac.server.grpc_api import service_handler
+from osac.server.identity import CapabilitiesEndpoints, JsonWebKeySetEndpoints
+from osac.server.settings import Settings
+from osac.services.catalog import Services
+from osac.services.events import EventsService
+from osac.services.lifecycle_events import LifecycleEventsService
+from osac.store import outbox
+from osac.store.engine import Engines, create_engines, migrate_async
+from osac.store.objects import Store
+from osac.store.wakeup import Wakeup, listen_postgres
+
+log = logging.getLogger(__name__)
+
+MAINTENANCE_INTERVAL = 60.0
+
+
+@dataclass
+class Endpoints:
+    """Every API endpoint by full gRPC service name, with whether it is the private API."""
+
+    by_service: dict[str, tuple[Any, bool]] = field(default_factory=dict)
+
+    def add(self, full_name: str, endpoints: Any, private: bool) -> None:
+        if protos.has_service(full_name):
+            self.by_service[full_name] = (endpoints, private)
+
+
+class Application:
+    """Everything ``osac serve`` runs. ``start()`` binds the ports (``:0`` picks free ones,
+    see ``grpc_port`` / ``http_port``), ``stop()`` shuts down in reverse order."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.clock = settings.clock
+        self.engines: Engines | None = None
+        self.store: Store
+        self.wakeup = Wakeup()
+        self.grpc_port = 0
+        self.http_port = 0
+        self._grpc_server: grpc.aio.Server | None = None
+        self._http_server: Any = None
+        self._tasks: list[asyncio.Task[Any]] = []
+        self._health = health.aio.HealthServicer()
+        self.controllers: Any = None
+
+    # -- construction --------------------------------------------------------------------------
+
+    async def open_store(self) -> None:
+        settings = self.settings
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        url = settings.database_url()
+        await migrate_async(url)
+        self.engines = create_engines(url)
+        self.store = Store(self.engines, self.clock, on_commit=self.wakeup.notify)
+        self.services = Services(self.store)
+        self.events = EventsService(self.store, self.wakeup)
+        self.lifecycle_events = LifecycleEventsService(self.store)
+        self.dev_issuer = DevIssuer(settings.data_dir, clock=self.clock) if settings.dev_issuer else None
+        self.verifier = TokenVerifier(
+            load_trusted_issuers(settings.config), dev_issuer=self.dev_issuer, clock=self.clock
+        )
+        self.authenticator = Authenticator(self.verifier)
+        self.endpoints = self._endpoints()
+
+    def _endpoints(self) -> Endpoints:
+        endpoints = Endpoints()
+        for private in (False, True):
+            pkg = protos.PRIVATE if private else protos.PUBLIC
+            for kind in registry.KINDS:
+                if (kind.private_methods if private else kind.public_methods):
+                    endpoints.add(f"{pkg}.{kind.service}", KindEndpoints(self.services[kind.name], private), private)
+            endpoints.add(f"{pkg}.Events", EventEndpoints(self.events, private), private)
+            endpoints.add(f"{pkg}.LifecycleEvents", LifecycleEventEndpoints(self.lifecycle_events, private), private)
+        endpoints.add(f"{protos.PUBLIC}.Capabilities", CapabilitiesEndpoints(self.verifier), False)
+        endpoints.add(f"{protos.PUBLIC}.JsonWebKeySet", JsonWebKeySetEndpoints(self.dev_issuer), False)
+        return endpoints
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        await self.open_store()
+        async with self.store.read() as tx:
+            self.wakeup.notify(await tx.revision())
+        await bootstrap.seed_if_new(self)
+        if self.store.dialect == "postgresql":
+            self._tasks.append(asyncio.create_task(listen_postgres(self.settings.database_url(), self.wakeup)))
+        await self._start_grpc()
+        await self._start_http()
+        if self.settings.run_controllers:
+            from osac.controllers.setup import start_controllers
+
+            self.controllers = await start_controllers(self)
+        self._tasks.append(asyncio.create_task(self._maintenance()))
+
+    async def _start_grpc(self) -> None:
+        server = grpc.aio.server()
+        names = []
+        for full_name, (endpoints, private) in self.endpoints.by_service.items():
+            server.add_generic_rpc_handlers((service_handler(full_name, endpoints, self.authenticator, private),))
+            names.append(full_name)
+        health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
+        names.append(health.SERVICE_NAME)
+        names.append(reflection.SERVICE_NAME)
+        _add_reflection(server, names)
+        self.grpc_port = server.add_insecure_port(self.settings.grpc_address)
+        await server.start()
+        await _set_serving(self._health)
+        self._grpc_server = server
+        log.info("gRPC listening on %s", _with_port(self.settings.grpc_address, self.grpc_port))
+
+    async def _start_http(self) -> None:
+        import uvicorn
+
+        from osac.server.http_app import build_http_app
+
+        host, _, port = self.settings.http_address.rpartition(":")
+        sock = socket.socket(socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host.strip("[]"), int(port)))
+        self.http_port = sock.getsockname()[1]
+        config = uvicorn.Config(build_http_app(self), log_level="warning", lifespan="off", access_log=False)
+        self._http_server = uvicorn.Server(config)
+        self._tasks.append(asyncio.create_task(self._http_server.serve(sockets=[sock])))
+        while not self._http_server.started:
+            await asyncio.sleep(0.01)
+        log.info("HTTP listening on %s", _with_port(self.settings.http_address, self.http_port))
+
+    async def _maintenance(self) -> None:
+        """Retention of the outbox and of lifecycle events."""
+        from osac.store import lifecycle
+
+        while True:
+            with contextlib.suppress(Exception):
+                await outbox.prune(self.store, self.clock.now() - self.settings.retention)
+                async with self.store.write() as tx:
+                    await lifecycle.prune(tx)
+            await asyncio.sleep(MAINTENANCE_INTERVAL)
+
+    async def stop(self) -> None:
+        if self.controllers is not None:
+            await self.controllers.stop()
+        if self._http_server is not None:
+            self._http_server.should_exit = True
+        if self._grpc_server is not None:
+            await self._grpc_server.stop(grace=1.0)
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        if self.engines is not None:
+            await self.engines.dispose()
+
+    async def serve_forever(self) -> None:
+        await self.start()
+        try:
+            await asyncio.Event().wait()
+        finally:
+            await self.stop()
+
+
+def _with_port(address: str, port: int) -> str:
+    host, _, _ = address.rpartition(":")
+    return f"{host}:{port}"
+
+
+REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
+
+
+def _add_reflection(server: grpc.aio.Server, names: list[str]) -> None:
+    """Reflection for every service, as ``grpc.reflection.v1`` and the older ``v1alpha``.
+
+    The v1 protocol is the v1alpha one under a new package name (identical messages on the
+    wire), so one servicer answers both.
+    """
+    from grpc_reflection.v1alpha import _async, reflection_pb2
+
+    all_names = [*names, REFLECTION_V1]
+    reflection.enable_server_reflection(all_names, server)
+    servicer = _async.ReflectionServicer(all_names)
+    handler = grpc.stream_stream_rpc_method_handler(
+        servicer.ServerReflectionInfo,
+        request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
+        response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString,
+    )
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(REFLECTION_V1, {"ServerReflectionInfo": handler}),)
+    )
+
+
+async def _set_serving(servicer: Any) -> None:
+    result = servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+    if asyncio.iscoroutine(result):
+        await result

@@ -1,0 +1,129 @@
+"""API endpoints shared by the gRPC servicers and the REST gateway.
+
+Each endpoint takes the caller and a request message of the API called (public or private
+package) and returns the response message. Conversion between the API's messages and the
+private messages the services work on happens here and only here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Awaitable
+from typing import Any
+
+from google.protobuf.message import Message
+
+from osac.model import protos
+from osac.model.convert import convert
+from osac.model.kinds import Kind
+from osac.services.context import Caller
+from osac.services.events import EventsService
+from osac.services.generic import KindService, Page
+from osac.services.lifecycle_events import LifecycleEventsService
+
+Unary = Callable[[Caller, Message], Awaitable[Message]]
+
+
+def package(private: bool) -> str:
+    return protos.PRIVATE if private else protos.PUBLIC
+
+
+def response_class(private: bool, service: str, method: str) -> type[Message]:
+    return protos.message_class(f"{package(private)}.{service}{method}Response")
+
+
+def request_class(private: bool, service: str, method: str) -> type[Message]:
+    return protos.message_class(f"{package(private)}.{service}{method}Request")
+
+
+def _optional(request: Message, name: str) -> Any:
+    return getattr(request, name) if request.HasField(name) else None
+
+
+def _page_response(cls: type[Message], page: Page, convert_item: Callable[[Message], Message]) -> Message:
+    response = cls(size=len(page.items), total=page.total, revision=page.revision)
+    response.items.extend(convert_item(item) for item in page.items)  # type: ignore[attr-defined]
+    return response
+
+
+class KindEndpoints:
+    """The standard methods of one kind through one API."""
+
+    def __init__(self, service: KindService, private: bool) -> None:
+        self.service = service
+        self.kind: Kind = service.kind
+        self.private = private
+        self.api_class = self.kind.message_class(private)
+
+    def _response(self, method: str) -> type[Message]:
+        return response_class(self.private, self.kind.service, method)
+
+    def output(self, obj: Message) -> Message:
+        return convert(obj, self.api_class)
+
+    def input(self, obj: Message) -> Message:
+        return convert(obj, self.kind.private_class())
+
+    async def List(self, caller: Caller, request: Message) -> Message:
+        page = await self.service.list(
+            caller,
+            offset=_optional(request, "offset"),
+            limit=_optional(request, "limit"),
+            filter=_optional(request, "filter"),
+            order=_optional(request, "order"),
+        )
+        return _page_response(self._response("List"), page, self.output)
+
+    async def Get(self, caller: Caller, request: Message) -> Message:
+        obj = await self.service.get(caller, request.id)  # type: ignore[attr-defined]
+        return self._response("Get")(object=self.output(obj))
+
+    async def Create(self, caller: Caller, request: Message) -> Message:
+        obj = await self.service.create(caller, self.input(request.object))  # type: ignore[attr-defined]
+        return self._response("Create")(object=self.output(obj))
+
+    async def Update(self, caller: Caller, request: Message) -> Message:
+        mask = list(request.update_mask.paths) if request.HasField("update_mask") else []  # type: ignore[attr-defined]
+        obj = await self.service.update(
+            caller, self.input(request.object), mask or None, request.lock  # type: ignore[attr-defined]
+        )
+        return self._response("Update")(object=self.output(obj))
+
+    async def Delete(self, caller: Caller, request: Message) -> Message:
+        await self.service.delete(caller, request.id)  # type: ignore[attr-defined]
+        return self._response("Delete")()
+
+    async def Signal(self, caller: Caller, request: Message) -> Message:
+        await self.service.signal(caller, request.id)  # type: ignore[attr-defined]
+        return self._response("Signal")()
+
+
+class LifecycleEventEndpoints:
+    def __init__(self, service: LifecycleEventsService, private: bool) -> None:
+        self.service = service
+        self.private = private
+
+    async def List(self, caller: Caller, request: Message) -> Message:
+        page = await self.service.list(
+            caller,
+            offset=_optional(request, "offset"),
+            limit=_optional(request, "limit"),
+            filter=_optional(request, "filter"),
+            order=_optional(request, "order"),
+        )
+        return _page_response(response_class(self.private, "LifecycleEvents", "List"), page, lambda item: item)
+
+    async def Get(self, caller: Caller, request: Message) -> Message:
+        obj = await self.service.get(caller, request.id)  # type: ignore[attr-defined]
+        return response_class(self.private, "LifecycleEvents", "Get")(object=obj)
+
+
+class EventEndpoints:
+    def __init__(self, service: EventsService, private: bool) -> None:
+        self.service = service
+        self.private = private
+
+    async def Watch(self, caller: Caller, request: Message) -> AsyncIterator[Message]:
+        response = response_class(self.private, "Events", "Watch")
+        stream = await self.service.watch(caller, request.filter, request.after_revision)  # type: ignore[attr-defined]
+        async for event in stream:
+            yield response(event=event)

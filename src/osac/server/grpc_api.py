@@ -1,0 +1,101 @@
+"""gRPC servicers generated from the service descriptors: one generic handler per service.
+
+Every method of every service in ``osac.public.v1`` / ``osac.private.v1`` is bound to the
+endpoint object's attribute of the same name; a method without an endpoint answers
+UNIMPLEMENTED. Authentication happens here, authorisation in the service layer.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import grpc
+from google.protobuf.message import Message
+from google.protobuf.message_factory import GetMessageClass
+
+from osac.model import protos
+from osac.server.authn import DRY_RUN_KEY, Authenticator
+from osac.services.errors import ServiceError
+from osac.store import errors as store_errors
+
+log = logging.getLogger(__name__)
+
+#: Services answered without a token (api.md §8, §9.1).
+ANONYMOUS_SERVICES = frozenset({"Capabilities", "JsonWebKeySet"})
+
+
+def _metadata(context: grpc.aio.ServicerContext, key: str) -> str | None:
+    for item in context.invocation_metadata() or ():
+        if item.key == key:
+            return item.value if isinstance(item.value, str) else item.value.decode()
+    return None
+
+
+async def _abort(context: grpc.aio.ServicerContext, error: Exception) -> None:
+    if isinstance(error, ServiceError):
+        await context.abort(error.code, error.message)
+    if isinstance(error, store_errors.DatabaseUnavailable):
+        await context.abort(grpc.StatusCode.UNAVAILABLE, str(error))
+    log.exception("internal error", exc_info=error)
+    await context.abort(grpc.StatusCode.INTERNAL, "internal error; see the server log")
+
+
+def service_handler(
+    full_name: str, endpoints: Any, authenticator: Authenticator, private: bool
+) -> grpc.GenericRpcHandler:
+    """A handler for the service ``full_name`` whose methods call ``endpoints``."""
+    descriptor = protos.service_descriptor(full_name)
+    anonymous = descriptor.name in ANONYMOUS_SERVICES
+    handlers: dict[str, grpc.RpcMethodHandler] = {}
+    for method in descriptor.methods:
+        function = getattr(endpoints, method.name, None)
+        if function is None:
+            continue
+        request_cls = GetMessageClass(method.input_type)
+        response_cls = GetMessageClass(method.output_type)
+        if method.server_streaming:
+            handlers[method.name] = grpc.unary_stream_rpc_method_handler(
+                _streaming(function, authenticator, private, anonymous),
+                request_deserializer=request_cls.FromString,
+                response_serializer=response_cls.SerializeToString,
+            )
+        else:
+            handlers[method.name] = grpc.unary_unary_rpc_method_handler(
+                _unary(function, authenticator, private, anonymous),
+                request_deserializer=request_cls.FromString,
+                response_serializer=response_cls.SerializeToString,
+            )
+    return grpc.method_handlers_generic_handler(full_name, handlers)
+
+
+def _unary(function: Callable[..., Any], authenticator: Authenticator, private: bool, anonymous: bool) -> Any:
+    async def handle(request: Message, context: grpc.aio.ServicerContext) -> Message:
+        try:
+            if anonymous:
+                return await function(None, request)
+            caller = await authenticator.caller(
+                _metadata(context, "authorization"), private=private, dry_run=_metadata(context, DRY_RUN_KEY)
+            )
+            return await function(caller, request)
+        except Exception as error:  # every error becomes a status
+            await _abort(context, error)
+            raise
+
+    return handle
+
+
+def _streaming(function: Callable[..., Any], authenticator: Authenticator, private: bool, anonymous: bool) -> Any:
+    async def handle(request: Message, context: grpc.aio.ServicerContext) -> AsyncIterator[Message]:
+        try:
+            caller = None if anonymous else await authenticator.caller(
+                _metadata(context, "authorization"), private=private
+            )
+            async for item in function(caller, request):
+                yield item
+        except Exception as error:
+            await _abort(context, error)
+            raise
+
+    return handle

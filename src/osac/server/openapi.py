@@ -1,0 +1,158 @@
+"""The OpenAPI 3.1 document of the REST gateway, generated from the route table and the
+message descriptors (JSON mapping of proto3: proto field names, enums as names, int64 as
+strings, Timestamps as RFC 3339)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
+
+from osac.server.rest import PRIVATE_PREFIX, PUBLIC_PREFIX, RestRoute
+
+_SCALARS: dict[int, dict[str, Any]] = {
+    FieldDescriptor.TYPE_STRING: {"type": "string"},
+    FieldDescriptor.TYPE_BOOL: {"type": "boolean"},
+    FieldDescriptor.TYPE_INT32: {"type": "integer", "format": "int32"},
+    FieldDescriptor.TYPE_SINT32: {"type": "integer", "format": "int32"},
+    FieldDescriptor.TYPE_UINT32: {"type": "integer", "format": "int64", "minimum": 0},
+    FieldDescriptor.TYPE_INT64: {"type": "string", "format": "int64"},
+    FieldDescriptor.TYPE_SINT64: {"type": "string", "format": "int64"},
+    FieldDescriptor.TYPE_UINT64: {"type": "string", "format": "uint64"},
+    FieldDescriptor.TYPE_FIXED64: {"type": "string", "format": "uint64"},
+    FieldDescriptor.TYPE_DOUBLE: {"type": "number"},
+    FieldDescriptor.TYPE_FLOAT: {"type": "number"},
+    FieldDescriptor.TYPE_BYTES: {"type": "string", "format": "byte"},
+}
+
+_WELL_KNOWN: dict[str, dict[str, Any]] = {
+    "google.protobuf.Timestamp": {"type": "string", "format": "date-time"},
+    "google.protobuf.Duration": {"type": "string"},
+    "google.protobuf.FieldMask": {"type": "string"},
+    "google.protobuf.Any": {"type": "object", "properties": {"@type": {"type": "string"}}},
+    "google.protobuf.Struct": {"type": "object"},
+    "google.protobuf.Value": {},
+    "google.protobuf.Empty": {"type": "object"},
+}
+
+_ERROR = {
+    "type": "object",
+    "description": "google.rpc.Status",
+    "properties": {
+        "code": {"type": "integer"},
+        "message": {"type": "string"},
+        "details": {"type": "array", "items": {"type": "object"}},
+    },
+}
+
+
+class _Schemas:
+    def __init__(self) -> None:
+        self.components: dict[str, Any] = {"Status": _ERROR}
+
+    def ref(self, descriptor: Descriptor) -> dict[str, Any]:
+        if descriptor.full_name in _WELL_KNOWN:
+            return dict(_WELL_KNOWN[descriptor.full_name])
+        name = descriptor.full_name
+        if name not in self.components:
+            self.components[name] = {}
+            self.components[name] = self.message(descriptor)
+        return {"$ref": f"#/components/schemas/{name}"}
+
+    def message(self, descriptor: Descriptor) -> dict[str, Any]:
+        properties = {field.name: self.field(field) for field in descriptor.fields}
+        return {"type": "object", "properties": properties, "additionalProperties": False}
+
+    def field(self, field: FieldDescriptor) -> dict[str, Any]:
+        if field.is_repeated and field.message_type is not None and field.message_type.GetOptions().map_entry:
+            return {"type": "object", "additionalProperties": self.field(field.message_type.fields_by_name["value"])}
+        single = self.single(field)
+        return {"type": "array", "items": single} if field.is_repeated else single
+
+    def single(self, field: FieldDescriptor) -> dict[str, Any]:
+        if field.type == FieldDescriptor.TYPE_MESSAGE:
+            return self.ref(field.message_type)
+        if field.type == FieldDescriptor.TYPE_ENUM:
+            names = [value.name for value in field.enum_type.values]
+            return {"oneOf": [{"type": "string", "enum": names}, {"type": "integer"}]}
+        return dict(_SCALARS.get(field.type, {"type": "string"}))
+
+
+def document(routes: list[RestRoute]) -> dict[str, Any]:
+    schemas = _Schemas()
+    paths: dict[str, dict[str, Any]] = {}
+    for route in routes:
+        operation: dict[str, Any] = {
+            "operationId": f"{route.service}.{route.method}".replace("osac.", ""),
+            "summary": route.summary,
+            "tags": [route.service.rsplit(".", 2)[-2] + " " + route.service.rsplit(".", 1)[1]],
+            "responses": {
+                "200": {"description": "OK", "content": {"application/json": {"schema": _response(route, schemas)}}},
+                "default": {"description": "Error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Status"}}}},
+            },
+        }
+        if not route.anonymous:
+            operation["security"] = [{"bearer": []}]
+        parameters = _parameters(route)
+        if parameters:
+            operation["parameters"] = parameters
+        if route.method in ("Create", "Update"):
+            object_type = route.request_class.DESCRIPTOR.fields_by_name["object"].message_type
+            operation["requestBody"] = {
+                "required": True,
+                "content": {"application/json": {"schema": schemas.ref(object_type)}},
+            }
+        paths.setdefault(route.path, {})[route.http_method.lower()] = operation
+    for path, private in (("/api/events/v1/events", False), ("/api/private/v1/events/watch", True)):
+        paths[path] = {
+            "get": {
+                "operationId": f"{'private' if private else 'public'}.v1.Events.Watch",
+                "summary": "Watch the change stream (newline-delimited JSON, one {\"result\": {\"event\": ...}} per line)",
+                "security": [{"bearer": []}],
+                "parameters": [
+                    {"name": "filter", "in": "query", "schema": {"type": "string"}},
+                    {"name": "after_revision", "in": "query", "schema": {"type": "string", "format": "int64"}},
+                ],
+                "responses": {"200": {"description": "Stream", "content": {"application/x-ndjson": {"schema": {"type": "object"}}}}},
+            }
+        }
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "OSAC fulfillment API",
+            "version": "v1",
+            "description": f"Public API under {PUBLIC_PREFIX}, private (provider admins) under {PRIVATE_PREFIX}.",
+        },
+        "paths": paths,
+        "components": {
+            "schemas": schemas.components,
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}},
+        },
+    }
+
+
+def _response(route: RestRoute, schemas: _Schemas) -> dict[str, Any]:
+    response = route.response_class.DESCRIPTOR
+    if route.method in ("Get", "Create", "Update") and "object" in response.fields_by_name:
+        return schemas.ref(response.fields_by_name["object"].message_type)
+    return schemas.ref(response)
+
+
+def _parameters(route: RestRoute) -> list[dict[str, Any]]:
+    parameters: list[dict[str, Any]] = []
+    if "{id}" in route.path:
+        parameters.append({"name": "id", "in": "path", "required": True, "schema": {"type": "string"}})
+    if route.method == "List":
+        parameters += [
+            {"name": "offset", "in": "query", "schema": {"type": "integer", "minimum": 0}},
+            {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 0, "maximum": 1000}},
+            {"name": "filter", "in": "query", "schema": {"type": "string"}},
+        ]
+    if route.method == "Update":
+        parameters += [
+            {"name": "update_mask", "in": "query", "schema": {"type": "string"}},
+            {"name": "lock", "in": "query", "schema": {"type": "boolean"}},
+        ]
+    if route.method == "Create":
+        parameters.append({"name": "X-Dry-Run", "in": "header", "schema": {"type": "boolean"}})
+    return parameters

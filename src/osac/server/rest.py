@@ -1,0 +1,265 @@
+"""The REST gateway (api.md §5): one generic transcoder from HTTP+JSON to the gRPC endpoints.
+
+Routes are data (``RestRoute``), built from the same endpoint table as the gRPC server, and the
+OpenAPI document is generated from that list, so the two cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from google.protobuf import json_format
+from google.protobuf.message import Message
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from osac.model import protos, registry
+from osac.server.authn import Authenticator
+from osac.server.endpoints import request_class
+from osac.services import fields
+from osac.services.context import Caller
+from osac.services.errors import InvalidArgument, ServiceError
+
+PUBLIC_PREFIX = "/api/fulfillment/v1"
+PRIVATE_PREFIX = "/api/private/v1"
+
+Binder = Callable[[Request, type[Message]], Awaitable[Message]]
+Renderer = Callable[[Message], Response]
+
+
+@dataclass(frozen=True)
+class RestRoute:
+    """One HTTP route bound to one gRPC method."""
+
+    http_method: str
+    path: str
+    service: str  # full gRPC service name
+    method: str
+    private: bool
+    endpoint: Any
+    binder: Binder
+    renderer: Renderer
+    anonymous: bool = False
+    summary: str = ""
+
+    @property
+    def request_class(self) -> type[Message]:
+        return request_class(self.private, self.service.rsplit(".", 1)[1], self.method)
+
+    @property
+    def response_class(self) -> type[Message]:
+        descriptor = protos.service_descriptor(self.service).methods_by_name[self.method]
+        return protos.message_class(descriptor.output_type.full_name)
+
+
+# -- JSON ---------------------------------------------------------------------------------------
+
+
+def message_json(message: Message) -> Any:
+    return json_format.MessageToDict(message, preserving_proto_field_name=True)
+
+
+def json_response(data: Any, status: int = 200) -> Response:
+    return Response(json.dumps(data, separators=(",", ":")), status_code=status, media_type="application/json")
+
+
+def error_body(error: ServiceError) -> dict[str, Any]:
+    return {"code": error.code.value[0], "message": error.message, "details": []}
+
+
+def error_response(error: ServiceError) -> Response:
+    return JSONResponse(error_body(error), status_code=error.http_status)
+
+
+async def read_json(request: Request) -> dict[str, Any]:
+    body = await request.body()
+    if not body.strip():
+        return {}
+    try:
+        data = json.loads(body)
+    except ValueError as error:
+        raise InvalidArgument(f"request body is not valid JSON: {error}") from None
+    if not isinstance(data, dict):
+        raise InvalidArgument("request body must be a JSON object")
+    return data
+
+
+def parse_message(data: dict[str, Any], cls: type[Message], what: str = "object") -> Message:
+    message = cls()
+    try:
+        json_format.ParseDict(data, message)
+    except json_format.ParseError as error:
+        raise InvalidArgument(f"{what}: {_parse_error_text(error)}") from None
+    return message
+
+
+def _parse_error_text(error: Exception) -> str:
+    text = str(error)
+    return text.replace('Message type "', "message ").replace('" has no field named "', " has no field '")
+
+
+# -- binders ------------------------------------------------------------------------------------
+
+
+def _int_param(request: Request, name: str) -> int | None:
+    value = request.query_params.get(name)
+    if value is None or value == "":
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise InvalidArgument(f"{name}: '{value}' is not an integer") from None
+
+
+async def bind_list(request: Request, cls: type[Message]) -> Message:
+    message = cls()
+    for name in ("offset", "limit"):
+        value = _int_param(request, name)
+        if value is not None:
+            setattr(message, name, value)
+    for name in ("filter", "order"):
+        if name in request.query_params:
+            setattr(message, name, request.query_params[name])
+    return message
+
+
+async def bind_id(request: Request, cls: type[Message]) -> Message:
+    return cls(id=request.path_params["id"])
+
+
+async def bind_create(request: Request, cls: type[Message]) -> Message:
+    object_field = cls.DESCRIPTOR.fields_by_name["object"]
+    obj = parse_message(await read_json(request), protos.message_class(object_field.message_type.full_name))
+    message = cls()
+    message.object.CopyFrom(obj)  # type: ignore[attr-defined]
+    return message
+
+
+async def bind_update(request: Request, cls: type[Message]) -> Message:
+    object_type = protos.message_class(cls.DESCRIPTOR.fields_by_name["object"].message_type.full_name)
+    data = await read_json(request)
+    obj = parse_message(data, object_type)
+    path_id = request.path_params["id"]
+    if obj.id and obj.id != path_id:  # type: ignore[attr-defined]
+        raise InvalidArgument(f"id: body id '{obj.id}' differs from the URL id '{path_id}'")  # type: ignore[attr-defined]
+    obj.id = path_id  # type: ignore[attr-defined]
+    message = cls()
+    message.object.CopyFrom(obj)  # type: ignore[attr-defined]
+    mask = request.query_params.get("update_mask")
+    paths = [p.strip() for p in mask.split(",") if p.strip()] if mask else fields.leaf_paths(
+        {k: v for k, v in data.items() if k not in ("id",)}, object_type.DESCRIPTOR
+    )
+    paths = [p for p in paths if p != "metadata.version"]
+    message.update_mask.paths.extend(paths)  # type: ignore[attr-defined]
+    lock = request.query_params.get("lock", "false").lower()
+    if lock not in ("true", "false", "1", "0"):
+        raise InvalidArgument(f"lock: '{lock}' is not a boolean; use true or false")
+    message.lock = lock in ("true", "1")  # type: ignore[attr-defined]
+    return message
+
+
+async def bind_empty(request: Request, cls: type[Message]) -> Message:
+    return cls()
+
+
+# -- renderers ----------------------------------------------------------------------------------
+
+
+def render_object(response: Message) -> Response:
+    return json_response(message_json(response.object))  # type: ignore[attr-defined]
+
+
+def render_list(response: Message) -> Response:
+    return json_response(
+        {
+            "size": response.size,  # type: ignore[attr-defined]
+            "total": response.total,  # type: ignore[attr-defined]
+            "items": [message_json(item) for item in response.items],  # type: ignore[attr-defined]
+            "revision": str(response.revision),  # type: ignore[attr-defined]
+        }
+    )
+
+
+def render_message(response: Message) -> Response:
+    return json_response(message_json(response))
+
+
+def render_text(field: str, media_type: str) -> Renderer:
+    def render(response: Message) -> Response:
+        return Response(getattr(response, field), media_type=media_type)
+
+    return render
+
+
+_STANDARD: dict[str, tuple[str, str, Binder, Renderer]] = {
+    "List": ("GET", "", bind_list, render_list),
+    "Get": ("GET", "/{id}", bind_id, render_object),
+    "Create": ("POST", "", bind_create, render_object),
+    "Update": ("PATCH", "/{id}", bind_update, render_object),
+    "Delete": ("DELETE", "/{id}", bind_id, render_message),
+    "Signal": ("POST", "/{id}/signal", bind_id, render_message),
+    "GetKubeconfig": ("GET", "/{id}/kubeconfig", bind_id, render_text("kubeconfig", "application/yaml")),
+    "GetPassword": ("GET", "/{id}/password", bind_id, render_text("password", "text/plain")),
+}
+
+
+def _collection(service_name: str) -> str | None:
+    short = service_name.rsplit(".", 1)[1]
+    if short == "LifecycleEvents":
+        return "lifecycle_events"
+    for kind in registry.KINDS:
+        if kind.service == short:
+            return kind.collection
+    return None
+
+
+def build_routes(by_service: dict[str, tuple[Any, bool]]) -> list[RestRoute]:
+    """The REST route table for every served gRPC service."""
+    routes: list[RestRoute] = []
+    for service, (endpoint, private) in by_service.items():
+        collection = _collection(service)
+        if collection is None:
+            continue
+        prefix = PRIVATE_PREFIX if private else PUBLIC_PREFIX
+        for method in protos.service_descriptor(service).methods:
+            if method.name not in _STANDARD or not hasattr(endpoint, method.name):
+                continue
+            http_method, suffix, binder, renderer = _STANDARD[method.name]
+            routes.append(
+                RestRoute(http_method, f"{prefix}/{collection}{suffix}", service, method.name, private,
+                          endpoint, binder, renderer, summary=f"{method.name} {collection}")
+            )
+    capabilities = f"{protos.PUBLIC}.Capabilities"
+    if capabilities in by_service:
+        routes.append(RestRoute("GET", f"{PUBLIC_PREFIX}/capabilities", capabilities, "Get", False,
+                                by_service[capabilities][0], bind_empty, render_message, anonymous=True,
+                                summary="Capabilities of this deployment"))
+    jwks = f"{protos.PUBLIC}.JsonWebKeySet"
+    if jwks in by_service:
+        routes.append(RestRoute("GET", "/.well-known/jwks.json", jwks, "Get", False, by_service[jwks][0],
+                                bind_empty, render_message, anonymous=True,
+                                summary="Public keys of the built-in token issuer"))
+    return routes
+
+
+def route_handler(route: RestRoute, authenticator: Authenticator) -> Callable[[Request], Awaitable[Response]]:
+    function = getattr(route.endpoint, route.method)
+
+    async def handle(request: Request) -> Response:
+        try:
+            caller: Caller | None = None
+            if not route.anonymous:
+                caller = await authenticator.caller(
+                    request.headers.get("authorization"),
+                    private=route.private,
+                    dry_run=request.headers.get("x-dry-run"),
+                )
+            message = await route.binder(request, route.request_class)
+            return route.renderer(await function(caller, message))
+        except ServiceError as error:
+            return error_response(error)
+
+    return handle

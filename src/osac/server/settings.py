@@ -1,0 +1,58 @@
+"""Process settings of ``osac serve`` (flags, environment and the ``--config`` file)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from osac.clock import Clock, SystemClock
+
+DEFAULT_GRPC_ADDRESS = "127.0.0.1:8000"
+DEFAULT_HTTP_ADDRESS = "127.0.0.1:8001"
+DEFAULT_RETENTION = timedelta(hours=72)
+
+
+def default_data_dir() -> Path:
+    configured = os.environ.get("OSAC_DATA_DIR")
+    if configured:
+        return Path(configured).expanduser()
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "osac"
+
+
+@dataclass
+class Settings:
+    data_dir: Path = field(default_factory=default_data_dir)
+    db_url: str | None = None
+    grpc_address: str = DEFAULT_GRPC_ADDRESS
+    http_address: str = DEFAULT_HTTP_ADDRESS
+    run_controllers: bool = True
+    bootstrap: Path | None = None
+    config: dict[str, Any] = field(default_factory=dict)
+    retention: timedelta = DEFAULT_RETENTION
+    dev_issuer: bool = True
+    clock: Clock = field(default_factory=SystemClock)
+    #: Identity of this process for controller leases.
+    process_name: str = field(default_factory=lambda: f"{os.uname().nodename}-{os.getpid()}")
+
+    def database_url(self) -> str:
+        if self.db_url:
+            return self.db_url
+        from osac.store.engine import sqlite_url
+
+        return sqlite_url(self.data_dir)
+
+
+def load_config(path: Path | None) -> dict[str, Any]:
+    if path is None:
+        return {}
+    with path.open() as handle:
+        loaded = yaml.safe_load(handle) or {}
+    if not isinstance(loaded, dict):
+        raise ValueError(f"{path}: the configuration must be a YAML mapping")
+    return loaded

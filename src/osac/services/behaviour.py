@@ -1,0 +1,82 @@
+"""Per-kind semantics plugged into the generic service.
+
+The generic service (``generic.py``) does everything that is the same for every kind: tenancy,
+authorisation, metadata, update masks, immutability, references, versions, events, finalizers.
+A kind's module subclasses ``Behaviour`` to add what only that kind has: defaults, validation,
+implied children, delete gates, its state machine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from google.protobuf.message import Message
+from sqlalchemy import ColumnElement, Table
+
+from osac.model.kinds import Kind
+from osac.services.context import Caller
+from osac.store.objects import Tx
+
+if TYPE_CHECKING:
+    from osac.services.catalog import Services
+
+
+@dataclass
+class WriteContext:
+    """What a hook may use while the write transaction is open."""
+
+    tx: Tx
+    caller: Caller
+    services: Services
+    #: Lifecycle events to record with this write: (type, reason, message).
+    notes: list[tuple[int, str, str]] = field(default_factory=list)
+
+
+class Behaviour:
+    """Default behaviour: no extra rules. Override what the kind needs."""
+
+    #: Status of this kind is derived by its reconciler (clusters, instances): the service does
+    #: not set DELETING on delete, the next derivation does.
+    derived_status: bool = False
+    #: Allowed state transitions for private status writes, or None to allow any.
+    transitions: Mapping[int, frozenset[int]] | None = None
+
+    def __init__(self, kind: Kind) -> None:
+        self.kind = kind
+
+    def initialize(self, obj: Message) -> None:
+        """Set the initial status of a new object (state PENDING, managed conditions, ...)."""
+        state = self.kind.state_value("PENDING")
+        if state is not None and not obj.status.state:  # type: ignore[attr-defined]
+            obj.status.state = state  # type: ignore[attr-defined]
+
+    async def prepare(self, ctx: WriteContext, obj: Message, stored: Message | None) -> None:
+        """Default and validate the merged object (``stored`` is None on create). References
+        are already resolved to ids. Raise a ServiceError to refuse the write."""
+
+    async def after_create(self, ctx: WriteContext, obj: Message) -> None:
+        """Create implied children in the same transaction (after ``obj`` is stored)."""
+
+    async def check_delete(self, ctx: WriteContext, obj: Message) -> None:
+        """Refuse a delete (FailedPrecondition naming the dependents)."""
+
+    async def restart_teardown(self, ctx: WriteContext, obj: Message) -> None:
+        """Delete on an object in DELETE_FAILED: reset the retry budget and state."""
+
+    def public_visibility(self, table: Table) -> list[ColumnElement[bool]]:
+        """Extra conditions on what public callers may see of this kind."""
+        return []
+
+
+def reference_dependents(kind: Kind) -> list[tuple[Kind, str]]:
+    """Every (kind, reference path) in the registry that points at ``kind``."""
+    from osac.model import registry
+
+    found = []
+    for other in registry.KINDS:
+        for reference in other.references:
+            if reference.target == kind.name:
+                found.append((other, reference.path))
+    return found

@@ -1,0 +1,37 @@
+"""All kind services of one process, wired to one store."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+
+from osac.model import registry
+from osac.model.kinds import Kind
+from osac.services.behaviour import Behaviour
+from osac.services.generic import KindService
+from osac.store.objects import Store
+
+
+def behaviour_for(kind: Kind) -> Behaviour:
+    """The kind's behaviour from ``osac.services.<kind>`` (its ``BEHAVIOUR`` class), else the
+    default one."""
+    module_name = f"osac.services.{kind.name}"
+    if importlib.util.find_spec(module_name) is None:
+        return Behaviour(kind)
+    module = importlib.import_module(module_name)
+    cls: type[Behaviour] = module.BEHAVIOUR
+    return cls(kind)
+
+
+class Services:
+    """Kind services by kind name; the service layer's single entry point."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._by_kind = {kind.name: KindService(kind, behaviour_for(kind), self) for kind in registry.KINDS}
+
+    def __getitem__(self, kind_name: str) -> KindService:
+        return self._by_kind[kind_name]
+
+    def all(self) -> list[KindService]:
+        return list(self._by_kind.values())

@@ -1,0 +1,116 @@
+"""The change stream (api.md §7): Watch with filter and resume, public and private views."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from google.protobuf.message import Message
+from sqlalchemy import ColumnElement
+
+from osac import filters
+from osac.auth.subject import SYSTEM_TENANT
+from osac.model import protos, registry
+from osac.model.convert import convert
+from osac.services import access
+from osac.services.context import Caller
+from osac.services.errors import InvalidArgument, OutOfRange, ResourceExhausted
+from osac.store import outbox, schema
+from osac.store.codec import from_storage
+from osac.store.errors import RevisionExpired
+from osac.store.objects import EVENT_SIGNALED, Store
+from osac.store.wakeup import Wakeup
+
+#: Events one stream may fall behind the newest revision before it is ended (api.md §7.2).
+DEFAULT_BUFFER = 10_000
+#: How long a reader waits for a wake-up before looking anyway (other SQLite processes).
+POLL_INTERVAL = 1.0
+BATCH = 500
+
+
+@dataclass(frozen=True)
+class WatchOptions:
+    buffer: int = DEFAULT_BUFFER
+    poll_interval: float = POLL_INTERVAL
+
+
+class EventsService:
+    """Builds Event messages from the outbox for one caller."""
+
+    def __init__(self, store: Store, wakeup: Wakeup, options: WatchOptions | None = None) -> None:
+        self.store = store
+        self.wakeup = wakeup
+        self.options = options or WatchOptions()
+
+    def event_class(self, private: bool) -> type[Message]:
+        return protos.message_class(f"{protos.PRIVATE if private else protos.PUBLIC}.Event")
+
+    def _conditions(self, caller: Caller, expression: str, dialect: str) -> list[ColumnElement[bool]]:
+        table = schema.events
+        conditions: list[ColumnElement[bool]] = []
+        if not caller.private:
+            visible = caller.subject.visible_tenants
+            if visible is not None:
+                conditions.append(table.c.tenant.in_(sorted(visible)))
+            conditions.append(table.c.tenant != SYSTEM_TENANT)
+            conditions.append(table.c.type != EVENT_SIGNALED)
+            hidden = [kind.name for kind in registry.KINDS if not kind.has_public_api]
+            conditions.append(table.c.kind.not_in(hidden))
+        if expression and expression.strip():
+            root = filters.EventRoot(
+                self.event_class(caller.private).DESCRIPTOR, table.c.type, table.c.kind, table.c.data
+            )
+            try:
+                conditions.append(
+                    filters.compile_filter(expression, root, dialect=dialect, now=self.store.clock.now())
+                )
+            except filters.FilterError as error:
+                raise InvalidArgument(str(error)) from error
+        return conditions
+
+    async def watch(self, caller: Caller, expression: str = "", after_revision: int = 0) -> AsyncIterator[Message]:
+        """Check the request (raising at once on a bad filter, an expired revision, a caller
+        without access), then return the stream: the replay after ``after_revision`` (0: live
+        only) followed by live events."""
+        access.authorize(caller, "event", access.policy.Method.WATCH)
+        if after_revision < 0:
+            raise InvalidArgument(f"after_revision: must be >= 0, got {after_revision}")
+        conditions = self._conditions(caller, expression, self.store.dialect)
+        async with self.store.read() as tx:
+            live_from = await tx.revision()
+            if after_revision:
+                try:
+                    await outbox.check_retained(tx, after_revision)
+                except RevisionExpired as error:
+                    raise OutOfRange(str(error)) from error
+        self.wakeup.notify(live_from)
+        cursor = after_revision if after_revision else live_from
+        return self._follow(caller, conditions, cursor, live_from)
+
+    async def _follow(
+        self, caller: Caller, conditions: list[ColumnElement[bool]], cursor: int, live_from: int
+    ) -> AsyncIterator[Message]:
+        event_class = self.event_class(caller.private)
+        while True:
+            async with self.store.read() as tx:
+                batch = await outbox.events_after(tx, cursor, *conditions, limit=BATCH)
+                newest = await tx.revision()
+            for stored in batch:
+                yield self._event(event_class, stored, caller.private)
+                cursor = stored.revision
+            if not batch:
+                # Nothing matched up to ``newest`` (same snapshot): skip ahead.
+                cursor = max(cursor, newest)
+                await self.wakeup.wait(cursor, self.options.poll_interval)
+            elif cursor >= live_from and newest - cursor > self.options.buffer:
+                raise ResourceExhausted(f"watch consumer is too slow; resume from revision {cursor}")
+
+    @staticmethod
+    def _event(event_class: type[Message], stored: outbox.StoredEvent, private: bool) -> Message:
+        kind = registry.get(stored.kind)
+        obj = from_storage(stored.data, kind.private_class())
+        if not private:
+            obj = convert(obj, kind.public_class())
+        event = event_class(id=str(stored.revision), type=stored.type, revision=stored.revision)
+        getattr(event, kind.name).CopyFrom(obj)
+        return event

@@ -1,0 +1,105 @@
+"""Engines for SQLite (embedded default) and PostgreSQL, and schema migration at start-up.
+
+SQLite gets two engines on one file: writers start with ``BEGIN IMMEDIATE`` so that two writers
+never deadlock upgrading a read lock, readers use a deferred ``BEGIN`` and run beside the writer
+thanks to WAL. PostgreSQL reads run REPEATABLE READ so a List sees one snapshot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.pool import NullPool
+
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+
+
+@dataclass(frozen=True)
+class Engines:
+    """The writer and reader engines of one database (the same object on PostgreSQL)."""
+
+    url: str
+    writer: AsyncEngine
+    reader: AsyncEngine
+
+    @property
+    def dialect(self) -> str:
+        return self.writer.dialect.name
+
+    async def dispose(self) -> None:
+        await self.writer.dispose()
+        if self.reader is not self.writer:
+            await self.reader.dispose()
+
+
+def sqlite_url(data_dir: Path) -> str:
+    return f"sqlite+aiosqlite:///{data_dir / 'osac.sqlite'}"
+
+
+def normalize_url(url: str) -> str:
+    """Accept the URLs people type (``postgresql://``, ``sqlite:///``) and pick async drivers."""
+    parsed = make_url(url)
+    if parsed.drivername in ("postgresql", "postgres", "postgresql+psycopg2", "postgresql+asyncpg"):
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    elif parsed.drivername in ("sqlite", "sqlite+pysqlite"):
+        parsed = parsed.set(drivername="sqlite+aiosqlite")
+    return parsed.render_as_string(hide_password=False)
+
+
+def sync_url(url: str) -> str:
+    """The synchronous twin of an async URL (migrations run synchronously)."""
+    parsed = make_url(normalize_url(url))
+    if parsed.drivername == "sqlite+aiosqlite":
+        parsed = parsed.set(drivername="sqlite")
+    return parsed.render_as_string(hide_password=False)
+
+
+def create_engines(url: str) -> Engines:
+    url = normalize_url(url)
+    if make_url(url).drivername.startswith("sqlite"):
+        writer = _sqlite_engine(url, immediate=True)
+        reader = _sqlite_engine(url, immediate=False)
+        return Engines(url, writer, reader)
+    engine = create_async_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+    return Engines(url, engine, engine)
+
+
+def _sqlite_engine(url: str, *, immediate: bool) -> AsyncEngine:
+    engine = create_async_engine(url, poolclass=NullPool if ":memory:" in url else None)
+    begin = "BEGIN IMMEDIATE" if immediate else "BEGIN"
+
+    @event.listens_for(engine.sync_engine, "connect")
+    def _connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def _begin(connection: Any) -> None:
+        connection.exec_driver_sql(begin)
+
+    return engine
+
+
+def migrate(url: str) -> None:
+    """Bring the database schema to the newest migration (synchronous; run in a thread)."""
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
+    config.set_main_option("sqlalchemy.url", sync_url(url).replace("%", "%%"))
+    command.upgrade(config, "head")
+
+
+async def migrate_async(url: str) -> None:
+    await asyncio.to_thread(migrate, url)

@@ -1,0 +1,58 @@
+"""Lifecycle events (api.md §7.4): named notices about objects, written in the transaction of
+the change they describe and readable with the tenancy of the object."""
+
+from __future__ import annotations
+
+from google.protobuf.message import Message
+from sqlalchemy import delete, insert
+
+from osac.model import ids, protos
+from osac.model.kinds import Kind
+from osac.store import schema
+from osac.store.codec import format_datetime
+from osac.store.objects import Tx
+
+NORMAL = 1
+WARNING = 2
+
+
+async def record(tx: Tx, kind: Kind, obj: Message, event_type: int, reason: str, message: str) -> str:
+    """Append one lifecycle event about ``obj``; returns its id."""
+    now = tx.clock.now()
+    event_id = ids.new_id()
+    tenant = obj.metadata.tenant  # type: ignore[attr-defined]
+    data = {
+        "id": event_id,
+        "object_type": kind.message,
+        "object_id": obj.id,  # type: ignore[attr-defined]
+        "tenant": tenant,
+        "type": event_type,
+        "reason": reason,
+        "message": message,
+        "timestamp": format_datetime(now),
+    }
+    await tx.conn.execute(
+        insert(schema.lifecycle_events).values(
+            id=event_id,
+            object_type=kind.message,
+            object_id=obj.id,  # type: ignore[attr-defined]
+            tenant=tenant,
+            timestamp=now,
+            data=data,
+        )
+    )
+    return event_id
+
+
+async def prune(tx: Tx, older_than_days: int = 30) -> int:
+    """Remove lifecycle events past retention (30 days by default)."""
+    from datetime import timedelta
+
+    cutoff = tx.clock.now() - timedelta(days=older_than_days)
+    table = schema.lifecycle_events
+    result = await tx.conn.execute(delete(table).where(table.c.timestamp < cutoff))
+    return int(result.rowcount or 0)
+
+
+def message_name(private: bool) -> str:
+    return f"{protos.PRIVATE if private else protos.PUBLIC}.LifecycleEvent"

@@ -1,0 +1,287 @@
+"""The generic object store: one transaction API over every kind's table and the outbox.
+
+All writes go through ``Tx``: each changed object gets exactly one event row in the same
+transaction, with a revision taken from the counter row (whose row lock orders revisions by
+commit). Optimistic concurrency is a conditional UPDATE on ``version``, so two writers can never
+both succeed from the same version, whatever the caller checked before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from google.protobuf.message import Message
+from sqlalchemy import ColumnElement, Table, func, insert, select, text, update
+from sqlalchemy import delete as sql_delete
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from osac.clock import Clock
+from osac.model.kinds import Kind
+from osac.store import schema
+from osac.store.codec import from_storage, to_storage
+from osac.store.engine import Engines
+from osac.store.errors import AlreadyExists, Conflict
+from osac.store.tables import ARCHIVE, LIVE
+
+EVENT_CREATED = 1
+EVENT_UPDATED = 2
+EVENT_DELETED = 3
+EVENT_SIGNALED = 4
+
+#: PostgreSQL NOTIFY channel that wakes readers in other processes (it never carries data).
+NOTIFY_CHANNEL = "osac_events"
+
+#: ``None`` means every tenant (provider admins, the service itself).
+Tenants = frozenset[str] | None
+
+
+@dataclass(frozen=True)
+class Written:
+    """The outcome of one write: the stored object and whether it was archived by it."""
+
+    object: Message
+    revision: int
+    archived: bool = False
+
+
+def object_label(kind: Kind, message: Message) -> str:
+    """How messages name an object: ``Subnet 'app'`` or ``Subnet '0199…'``."""
+    name = message.metadata.name  # type: ignore[attr-defined]
+    return f"{kind.message} '{name or message.id}'"  # type: ignore[attr-defined]
+
+
+class Tx:
+    """One database transaction. Reads return private messages; writes emit events."""
+
+    def __init__(self, conn: AsyncConnection, clock: Clock) -> None:
+        self.conn = conn
+        self.clock = clock
+        self.last_revision = 0
+        self._after_commit: list[Callable[[], None]] = []
+
+    @property
+    def dialect(self) -> str:
+        return self.conn.dialect.name
+
+    # -- reads ---------------------------------------------------------------------------------
+
+    async def get(self, kind: Kind, object_id: str, tenants: Tenants = None) -> Message | None:
+        table = LIVE[kind.name]
+        query = select(table.c.data).where(table.c.id == object_id)
+        query = query.where(*self._tenancy(table, tenants))
+        row = (await self.conn.execute(query)).first()
+        return None if row is None else from_storage(row[0], kind.private_class())
+
+    async def find(
+        self,
+        kind: Kind,
+        *where: ColumnElement[bool],
+        tenants: Tenants = None,
+        limit: int | None = None,
+    ) -> list[Message]:
+        """Objects of ``kind`` matching every condition (over ``LIVE[kind.name]``), by id."""
+        table = LIVE[kind.name]
+        query = select(table.c.data).where(*where, *self._tenancy(table, tenants)).order_by(table.c.id)
+        if limit is not None:
+            query = query.limit(limit)
+        cls = kind.private_class()
+        return [from_storage(row[0], cls) for row in await self.conn.execute(query)]
+
+    async def count(self, kind: Kind, *where: ColumnElement[bool], tenants: Tenants = None) -> int:
+        table = LIVE[kind.name]
+        query = select(func.count()).select_from(table).where(*where, *self._tenancy(table, tenants))
+        return int((await self.conn.execute(query)).scalar_one())
+
+    async def page(
+        self,
+        kind: Kind,
+        *where: ColumnElement[bool],
+        tenants: Tenants,
+        offset: int,
+        limit: int,
+    ) -> tuple[list[Message], int]:
+        """One page in id order plus the total count of matches, in this transaction's snapshot."""
+        table = LIVE[kind.name]
+        conditions = [*where, *self._tenancy(table, tenants)]
+        total = int(
+            (await self.conn.execute(select(func.count()).select_from(table).where(*conditions))).scalar_one()
+        )
+        query = select(table.c.data).where(*conditions).order_by(table.c.id).offset(offset).limit(limit)
+        cls = kind.private_class()
+        items = [from_storage(row[0], cls) for row in await self.conn.execute(query)]
+        return items, total
+
+    async def revision(self) -> int:
+        """The newest revision this transaction can see."""
+        counter = schema.revision_counter
+        return int((await self.conn.execute(select(counter.c.value).where(counter.c.id == 1))).scalar_one())
+
+    @staticmethod
+    def _tenancy(table: Table, tenants: Tenants) -> list[ColumnElement[bool]]:
+        if tenants is None:
+            return []
+        return [table.c.tenant.in_(sorted(tenants))]
+
+    # -- writes --------------------------------------------------------------------------------
+
+    async def insert(self, kind: Kind, message: Message) -> Written:
+        """Store a new object (id, metadata and version already set by the caller)."""
+        data = to_storage(message)
+        table = LIVE[kind.name]
+        try:
+            await self.conn.execute(insert(table).values(**self._columns(data)))
+        except IntegrityError as error:
+            raise AlreadyExists(
+                f"{kind.message} named '{message.metadata.name}' already exists in tenant "  # type: ignore[attr-defined]
+                f"'{message.metadata.tenant}'"  # type: ignore[attr-defined]
+            ) from error
+        revision = await self.emit(EVENT_CREATED, kind, data)
+        return Written(message, revision)
+
+    async def replace(self, kind: Kind, message: Message, based_on_version: int) -> Written:
+        """Write ``message`` over the stored object if it is still at ``based_on_version``.
+
+        The stored version becomes ``based_on_version + 1``. If the object is being deleted and has
+        no finalizer left it is archived instead, in this transaction, with an OBJECT_DELETED event.
+        Raises ``Conflict`` when another writer got there first.
+        """
+        meta = message.metadata  # type: ignore[attr-defined]
+        meta.version = based_on_version + 1
+        data = to_storage(message)
+        table = LIVE[kind.name]
+        if meta.HasField("deletion_timestamp") and not list(getattr(meta, "finalizers", [])):
+            return await self._archive(kind, message, data, based_on_version)
+        result = await self.conn.execute(
+            update(table)
+            .where(table.c.id == message.id, table.c.version == based_on_version)  # type: ignore[attr-defined]
+            .values(**self._columns(data))
+        )
+        if result.rowcount != 1:
+            await self._conflict(kind, message, based_on_version)
+        revision = await self.emit(EVENT_UPDATED, kind, data)
+        return Written(message, revision)
+
+    async def _archive(self, kind: Kind, message: Message, data: dict[str, Any], based_on: int) -> Written:
+        table = LIVE[kind.name]
+        result = await self.conn.execute(
+            sql_delete(table).where(table.c.id == message.id, table.c.version == based_on)  # type: ignore[attr-defined]
+        )
+        if result.rowcount != 1:
+            await self._conflict(kind, message, based_on)
+        await self.conn.execute(
+            insert(ARCHIVE[kind.name]).values(**self._columns(data), archived_at=self.clock.now())
+        )
+        revision = await self.emit(EVENT_DELETED, kind, data)
+        return Written(message, revision, archived=True)
+
+    async def _conflict(self, kind: Kind, message: Message, based_on: int) -> None:
+        table = LIVE[kind.name]
+        stored = (
+            await self.conn.execute(select(table.c.version).where(table.c.id == message.id))  # type: ignore[attr-defined]
+        ).scalar_one_or_none()
+        raise Conflict(kind.message, f"'{message.metadata.name or message.id}'", -1 if stored is None else stored, based_on)  # type: ignore[attr-defined]
+
+    async def signal(self, kind: Kind, message: Message) -> int:
+        return await self.emit(EVENT_SIGNALED, kind, to_storage(message))
+
+    async def emit(self, event_type: int, kind: Kind, data: dict[str, Any]) -> int:
+        """Append one event to the outbox and return its revision."""
+        counter = schema.revision_counter
+        revision = int(
+            (
+                await self.conn.execute(
+                    update(counter)
+                    .where(counter.c.id == 1)
+                    .values(value=counter.c.value + 1)
+                    .returning(counter.c.value)
+                )
+            ).scalar_one()
+        )
+        meta = data.get("metadata", {})
+        await self.conn.execute(
+            insert(schema.events).values(
+                revision=revision,
+                type=event_type,
+                kind=kind.name,
+                object_id=data["id"],
+                tenant=meta.get("tenant", ""),
+                timestamp=self.clock.now(),
+                data=data,
+            )
+        )
+        self.last_revision = revision
+        return revision
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` once this transaction has committed (never if it rolls back)."""
+        self._after_commit.append(callback)
+
+    @staticmethod
+    def _columns(data: dict[str, Any]) -> dict[str, Any]:
+        meta = data.get("metadata", {})
+        return {
+            "id": data["id"],
+            "name": meta.get("name") or None,
+            "tenant": meta.get("tenant", ""),
+            "creation_timestamp": _parse(meta["creation_timestamp"]),
+            "deletion_timestamp": _parse(meta.get("deletion_timestamp")),
+            "version": int(meta.get("version", 0)),
+            "data": data,
+        }
+
+
+def _parse(text: str | None) -> datetime | None:
+    if not text:
+        return None
+    # Fixed-width storage form: drop nanoseconds beyond microseconds.
+    base, _, fraction = text.rstrip("Z").partition(".")
+    micro = int((fraction or "0").ljust(6, "0")[:6])
+    return datetime.strptime(base, "%Y-%m-%dT%H:%M:%S").replace(microsecond=micro, tzinfo=UTC)
+
+
+class Store:
+    """Transactions over one database. ``on_commit`` is told the last revision of every commit
+    (the in-process wake-up of watchers and controllers)."""
+
+    def __init__(self, engines: Engines, clock: Clock, on_commit: Callable[[int], None] | None = None) -> None:
+        self.engines = engines
+        self.clock = clock
+        self._commit_listeners: list[Callable[[int], None]] = [on_commit] if on_commit else []
+
+    @property
+    def dialect(self) -> str:
+        return self.engines.dialect
+
+    def add_commit_listener(self, listener: Callable[[int], None]) -> None:
+        self._commit_listeners.append(listener)
+
+    @asynccontextmanager
+    async def write(self) -> AsyncIterator[Tx]:
+        """A writing transaction; commits when the block ends without an exception."""
+        async with self.engines.writer.connect() as conn:
+            async with conn.begin():
+                tx = Tx(conn, self.clock)
+                yield tx
+                if tx.last_revision and self.dialect == "postgresql":
+                    await conn.execute(text("SELECT pg_notify(:channel, :revision)"),
+                                       {"channel": NOTIFY_CHANNEL, "revision": str(tx.last_revision)})
+        if tx.last_revision:
+            for listener in self._commit_listeners:
+                listener(tx.last_revision)
+        for callback in tx._after_commit:
+            callback()
+
+    @asynccontextmanager
+    async def read(self) -> AsyncIterator[Tx]:
+        """A read-only transaction over one snapshot."""
+        async with self.engines.reader.connect() as conn:
+            if self.dialect == "postgresql":
+                conn = await conn.execution_options(isolation_level="REPEATABLE READ")
+            async with conn.begin():
+                yield Tx(conn, self.clock)
+

@@ -1,0 +1,101 @@
+"""Reading the outbox: events after a revision, retention, and the controllers' change feed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import ColumnElement, delete, func, select, update
+
+from osac.store import schema
+from osac.store.errors import RevisionExpired
+from osac.store.objects import Store, Tx
+from osac.store.wakeup import Wakeup
+
+DEFAULT_RETENTION = timedelta(hours=72)
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    revision: int
+    type: int
+    kind: str
+    object_id: str
+    tenant: str
+    data: dict[str, Any]
+
+
+async def events_after(
+    tx: Tx, revision: int, *where: ColumnElement[bool], limit: int = 500
+) -> list[StoredEvent]:
+    table = schema.events
+    query = (
+        select(table.c.revision, table.c.type, table.c.kind, table.c.object_id, table.c.tenant, table.c.data)
+        .where(table.c.revision > revision, *where)
+        .order_by(table.c.revision)
+        .limit(limit)
+    )
+    return [StoredEvent(*row) for row in await tx.conn.execute(query)]
+
+
+async def check_retained(tx: Tx, revision: int) -> None:
+    """Raise RevisionExpired when events after ``revision`` were already removed by retention."""
+    counter = schema.revision_counter
+    pruned = int((await tx.conn.execute(select(counter.c.pruned_through))).scalar_one())
+    if revision < pruned:
+        raise RevisionExpired(revision, pruned + 1)
+
+
+async def prune(store: Store, older_than: datetime) -> int:
+    """Delete events committed before ``older_than``; remembers the highest removed revision."""
+    table = schema.events
+    counter = schema.revision_counter
+    async with store.write() as tx:
+        highest = (
+            await tx.conn.execute(select(func.max(table.c.revision)).where(table.c.timestamp < older_than))
+        ).scalar_one_or_none()
+        if highest is None:
+            return 0
+        result = await tx.conn.execute(delete(table).where(table.c.revision <= highest))
+        await tx.conn.execute(
+            update(counter).where(counter.c.id == 1).values(pruned_through=func.max(counter.c.pruned_through, highest))
+            if store.dialect == "sqlite"
+            else update(counter).where(counter.c.id == 1).values(pruned_through=func.greatest(counter.c.pruned_through, highest))
+        )
+        return int(result.rowcount or 0)
+
+
+@dataclass(frozen=True)
+class Change:
+    revision: int
+    kind: str
+    object_id: str
+
+
+class StoreChangeFeed:
+    """The controllers' view of the outbox: which objects changed after a revision."""
+
+    def __init__(self, store: Store, wakeup: Wakeup, poll_interval: float = 1.0) -> None:
+        self.store = store
+        self.wakeup = wakeup
+        self.poll_interval = poll_interval
+
+    async def changes_after(self, revision: int, limit: int) -> Sequence[Change]:
+        table = schema.events
+        async with self.store.read() as tx:
+            rows = await tx.conn.execute(
+                select(table.c.revision, table.c.kind, table.c.object_id)
+                .where(table.c.revision > revision)
+                .order_by(table.c.revision)
+                .limit(limit)
+            )
+            return [Change(*row) for row in rows]
+
+    async def wait(self, timeout: float) -> None:
+        await self.wakeup.wait(self.wakeup.latest, min(timeout, self.poll_interval))
+
+    async def current_revision(self) -> int:
+        async with self.store.read() as tx:
+            return await tx.revision()

@@ -1,0 +1,57 @@
+"""Wake-ups for readers of the outbox. They carry no data: a woken reader queries the events
+table. In-process commits call ``notify`` directly; other processes' commits arrive through
+PostgreSQL LISTEN/NOTIFY (``listen_postgres``), and on SQLite readers also poll."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from sqlalchemy.engine import make_url
+
+from osac.store.objects import NOTIFY_CHANNEL
+
+log = logging.getLogger(__name__)
+
+
+class Wakeup:
+    """The newest revision known to be committed, and a way to wait for a newer one."""
+
+    def __init__(self) -> None:
+        self.latest = 0
+        self._changed = asyncio.Event()
+
+    def notify(self, revision: int) -> None:
+        if revision > self.latest:
+            self.latest = revision
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    async def wait(self, after: int, timeout: float) -> None:
+        """Return once a revision above ``after`` is known, or after ``timeout`` seconds."""
+        if self.latest > after:
+            return
+        changed = self._changed
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(changed.wait(), timeout)
+
+
+async def listen_postgres(url: str, wakeup: Wakeup) -> None:
+    """Forward NOTIFYs of other processes' commits to ``wakeup`` until cancelled; reconnects."""
+    import psycopg
+
+    parsed = make_url(url).set(drivername="postgresql")
+    dsn = parsed.render_as_string(hide_password=False)
+    while True:
+        try:
+            async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
+                await conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
+                async for notice in conn.notifies():
+                    with contextlib.suppress(ValueError):
+                        wakeup.notify(int(notice.payload))
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # a dropped connection: readers still poll meanwhile
+            log.warning("LISTEN %s connection lost (%s); reconnecting", NOTIFY_CHANNEL, error)
+            await asyncio.sleep(1.0)
