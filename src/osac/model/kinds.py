@@ -45,6 +45,9 @@ class Reference:
 
     path: str
     target: str
+    #: A live referrer blocks the target's delete (networking.md §4); workload targets of
+    #: external IP attachments do not block (the attachment is detached instead).
+    blocks_delete: bool = True
 
 
 @dataclass(frozen=True)

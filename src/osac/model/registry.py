@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from osac.model.kinds import READ_ONLY, Kind, Method, Reference, Scope
-
+from osac.model.kinds import READ_ONLY, Kind, Reference, Scope
 
 KINDS: tuple[Kind, ...] = (
     Kind(
@@ -53,9 +52,9 @@ KINDS: tuple[Kind, ...] = (
                    "spec.baremetal_instance", "spec.target_endpoint"),
         references=(
             Reference("spec.external_ip", "external_ip"),
-            Reference("spec.compute_instance", "compute_instance"),
-            Reference("spec.cluster", "cluster"),
-            Reference("spec.baremetal_instance", "bare_metal_instance"),
+            Reference("spec.compute_instance", "compute_instance", blocks_delete=False),
+            Reference("spec.cluster", "cluster", blocks_delete=False),
+            Reference("spec.baremetal_instance", "bare_metal_instance", blocks_delete=False),
         ),
     ),
     Kind(

@@ -71,12 +71,12 @@ class Behaviour:
 
 
 def reference_dependents(kind: Kind) -> list[tuple[Kind, str]]:
-    """Every (kind, reference path) in the registry that points at ``kind``."""
+    """Every (kind, reference path) in the registry that points at ``kind`` and blocks its delete."""
     from osac.model import registry
 
     found = []
     for other in registry.KINDS:
         for reference in other.references:
-            if reference.target == kind.name:
+            if reference.target == kind.name and reference.blocks_delete:
                 found.append((other, reference.path))
     return found

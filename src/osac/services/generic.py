@@ -33,7 +33,7 @@ from osac.services.errors import (
 )
 from osac.store import errors as store_errors
 from osac.store import lifecycle
-from osac.store.objects import Tx, Tenants, object_label
+from osac.store.objects import Tenants, Tx, object_label
 from osac.store.tables import LIVE
 
 if TYPE_CHECKING:
@@ -86,10 +86,10 @@ class KindService:
             return []
         return self.behaviour.public_visibility(LIVE[self.kind.name])
 
-    async def _load(self, tx: Tx, caller: Caller, object_id: str) -> Message:
+    async def _load(self, tx: Tx, caller: Caller, object_id: str, lock: Lock | None = None) -> Message:
         table = LIVE[self.kind.name]
         found = await tx.find(
-            self.kind, table.c.id == object_id, *self._visibility(caller), tenants=self._tenants(caller)
+            self.kind, table.c.id == object_id, *self._visibility(caller), tenants=self._tenants(caller), lock=lock
         )
         if not found:
             raise NotFound(f"{self.kind.message} '{object_id}' not found")
@@ -166,9 +166,8 @@ class KindService:
         if self.kind.scope is Scope.TENANT:
             await self._require_live_tenant(tx, tenant)
         self._validate_metadata(caller, obj, stored=None)
-        if not caller.private:
-            obj.ClearField("status")  # type: ignore[attr-defined]
-            meta.ClearField("finalizers") if hasattr(meta, "finalizers") else None
+        if not caller.private and "status" in obj.DESCRIPTOR.fields_by_name:
+            obj.ClearField("status")
         meta.tenant = tenant
         meta.creator = caller.user
         meta.version = 0
@@ -245,7 +244,7 @@ class KindService:
         self, tx: Tx, caller: Caller, obj: Message, mask: Sequence[str] | None, lock: bool
     ) -> Message:
         stored = await self._load(tx, caller, obj.id)  # type: ignore[attr-defined]
-        access.authorize(caller, self.kind, Method.UPDATE, labels=stored.metadata.labels)  # type: ignore[attr-defined]
+        access.authorize(caller, self.kind, Method.UPDATE, labels=stored.metadata.labels, tenant=stored.metadata.tenant)  # type: ignore[attr-defined]
         given_version = obj.metadata.version  # type: ignore[attr-defined]
         stored_version = stored.metadata.version  # type: ignore[attr-defined]
         if lock and given_version != stored_version:
@@ -431,11 +430,11 @@ class KindService:
         self, tx: Tx, target: Kind, value: str, scope: frozenset[str], tenant: str
     ) -> Message | None:
         table = LIVE[target.name]
-        by_id = await tx.find(target, table.c.id == value, tenants=scope)
+        by_id = await tx.find(target, table.c.id == value, tenants=scope, lock="share")
         if by_id:
             return by_id[0]
         for candidate_tenant in (tenant, SHARED_TENANT):
-            by_name = await tx.find(target, table.c.name == value, table.c.tenant == candidate_tenant)
+            by_name = await tx.find(target, table.c.name == value, table.c.tenant == candidate_tenant, lock="share")
             if by_name:
                 return by_name[0]
         return None
@@ -447,8 +446,8 @@ class KindService:
             await self.delete_in(tx, caller, object_id)
 
     async def delete_in(self, tx: Tx, caller: Caller, object_id: str) -> None:
-        stored = await self._load(tx, caller, object_id)
-        access.authorize(caller, self.kind, Method.DELETE, labels=stored.metadata.labels)  # type: ignore[attr-defined]
+        stored = await self._load(tx, caller, object_id, lock="update")
+        access.authorize(caller, self.kind, Method.DELETE, labels=stored.metadata.labels, tenant=stored.metadata.tenant)  # type: ignore[attr-defined]
         ctx = WriteContext(tx, caller, self.services)
         if stored.metadata.HasField("deletion_timestamp"):  # type: ignore[attr-defined]
             if self.kind.state_enum is not None and stored.status.state == self.kind.state_value("DELETE_FAILED"):  # type: ignore[attr-defined]
@@ -468,21 +467,19 @@ class KindService:
         await self._record_notes(ctx, obj)
 
     async def _check_dependents(self, tx: Tx, stored: Message) -> None:
-        """Live objects that reference this one block its delete (api.md §2.6 step 1)."""
+        """Live objects that reference this one block its delete (networking.md §4)."""
         object_id = stored.id  # type: ignore[attr-defined]
-        blockers: dict[str, list[str]] = {}
         for other, path in reference_dependents(self.kind):
-            condition = _reference_condition(other, path, object_id, tx.dialect, tx)
+            condition = _reference_condition(other, path, object_id, tx)
             if condition is None:
                 continue
-            for dependent in await tx.find(other, condition, limit=20):
-                label = dependent.metadata.name or dependent.id  # type: ignore[attr-defined]
-                names = blockers.setdefault(other.message, [])
-                if label not in names:
-                    names.append(label)
-        if blockers:
-            parts = [f"{len(names)} {message}(s) still reference it: {', '.join(names)}" for message, names in blockers.items()]
-            raise FailedPrecondition(f"cannot delete {object_label(self.kind, stored)}: {'; '.join(parts)}")
+            count = await tx.count(other, condition)
+            if count:
+                names = [d.metadata.name or d.id for d in await tx.find(other, condition, limit=5)]  # type: ignore[attr-defined]
+                raise FailedPrecondition(
+                    f"cannot delete {object_label(self.kind, stored)}: {count} {other.message}(s) still "
+                    f"reference it: {', '.join(names)}"
+                )
 
     async def signal(self, caller: Caller, object_id: str) -> None:
         access.authorize(caller, self.kind, Method.SIGNAL)
@@ -528,15 +525,13 @@ def _check_label(key: str, value: str) -> None:
         )
 
 
-def _reference_condition(
-    kind: Kind, path: str, object_id: str, dialect: str, tx: Tx
-) -> ColumnElement[bool] | None:
+def _reference_condition(kind: Kind, path: str, object_id: str, tx: Tx) -> ColumnElement[bool] | None:
     """A SQL condition "this object's ``path`` refers to ``object_id``", via the filter compiler."""
     expression = _reference_expression(path, object_id)
     if expression is None:
         return None
     root = filters.ObjectRoot(kind.private_descriptor, LIVE[kind.name].c.data)
-    return filters.compile_filter(expression, root, dialect=dialect, now=tx.clock.now())
+    return filters.compile_filter(expression, root, dialect=tx.dialect, now=tx.clock.now())
 
 
 def _reference_expression(path: str, object_id: str) -> str | None:

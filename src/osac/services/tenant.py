@@ -4,9 +4,19 @@ from __future__ import annotations
 
 from google.protobuf.message import Message
 
+from osac import filters
 from osac.auth.subject import RESERVED_TENANTS
+from osac.model import registry
+from osac.model.kinds import Scope
 from osac.services.behaviour import Behaviour, WriteContext
-from osac.services.errors import InvalidArgument
+from osac.services.errors import FailedPrecondition, InvalidArgument
+from osac.store.tables import LIVE
+
+#: Objects that do not keep a tenant from being deleted (they are deleted with it).
+NOT_DEFAULT = (
+    "!('osac.openshift.io/default' in this.metadata.labels)"
+    " || this.metadata.labels['osac.openshift.io/default'] != 'true'"
+)
 
 
 class TenantBehaviour(Behaviour):
@@ -23,6 +33,23 @@ class TenantBehaviour(Behaviour):
         duplicates = {d for d in domains if domains.count(d) > 1}
         if duplicates:
             raise InvalidArgument(f"spec.domains: '{sorted(duplicates)[0]}' is listed twice")
+
+    async def check_delete(self, ctx: WriteContext, obj: Message) -> None:
+        """A tenant is deleted only once it holds nothing but its defaults (networking.md §4)."""
+        tenant = obj.metadata.name  # type: ignore[attr-defined]
+        for kind in registry.KINDS:
+            if kind.scope is not Scope.TENANT:
+                continue
+            table = LIVE[kind.name]
+            root = filters.ObjectRoot(kind.private_descriptor, table.c.data)
+            not_default = filters.compile_filter(NOT_DEFAULT, root, dialect=ctx.tx.dialect, now=ctx.tx.clock.now())
+            condition = (table.c.tenant == tenant) & not_default
+            count = await ctx.tx.count(kind, condition)
+            if count:
+                names = [o.metadata.name or o.id for o in await ctx.tx.find(kind, condition, limit=5)]  # type: ignore[attr-defined]
+                raise FailedPrecondition(
+                    f"cannot delete Tenant '{tenant}': {count} {kind.message}(s) still in it: {', '.join(names)}"
+                )
 
 
 BEHAVIOUR = TenantBehaviour

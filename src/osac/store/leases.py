@@ -41,9 +41,7 @@ class DatabaseLeaseStore:
 
     def __init__(self, engine: AsyncEngine, clock: Clock) -> None:
         if engine.dialect.name not in SUPPORTED_DIALECTS:
-            raise ValueError(
-                f"leases need one of {', '.join(SUPPORTED_DIALECTS)}, not {engine.dialect.name}"
-            )
+            raise ValueError(f"leases need one of {', '.join(SUPPORTED_DIALECTS)}, not {engine.dialect.name}")
         self._engine = engine
         self._clock = clock
 

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
 from google.protobuf.message import Message
 from sqlalchemy import ColumnElement, Table, func, insert, select, text, update
@@ -35,6 +35,9 @@ EVENT_SIGNALED = 4
 
 #: PostgreSQL NOTIFY channel that wakes readers in other processes (it never carries data).
 NOTIFY_CHANNEL = "osac_events"
+
+#: Row lock strength for ``Tx.find``.
+Lock = Literal["share", "update"]
 
 #: ``None`` means every tenant (provider admins, the service itself).
 Tenants = frozenset[str] | None
@@ -83,12 +86,19 @@ class Tx:
         *where: ColumnElement[bool],
         tenants: Tenants = None,
         limit: int | None = None,
+        lock: Lock | None = None,
     ) -> list[Message]:
-        """Objects of ``kind`` matching every condition (over ``LIVE[kind.name]``), by id."""
+        """Objects of ``kind`` matching every condition (over ``LIVE[kind.name]``), by id.
+
+        ``lock`` takes row locks on PostgreSQL (SQLite has a single writer anyway): ``"share"``
+        for rows a write refers to, ``"update"`` for a row about to be deleted, so that a create
+        referring to an object and the object's delete never both succeed."""
         table = LIVE[kind.name]
         query = select(table.c.data).where(*where, *self._tenancy(table, tenants)).order_by(table.c.id)
         if limit is not None:
             query = query.limit(limit)
+        if lock is not None:
+            query = query.with_for_update(read=lock == "share")
         cls = kind.private_class()
         return [from_storage(row[0], cls) for row in await self.conn.execute(query)]
 
@@ -263,13 +273,12 @@ class Store:
     @asynccontextmanager
     async def write(self) -> AsyncIterator[Tx]:
         """A writing transaction; commits when the block ends without an exception."""
-        async with self.engines.writer.connect() as conn:
-            async with conn.begin():
-                tx = Tx(conn, self.clock)
-                yield tx
-                if tx.last_revision and self.dialect == "postgresql":
-                    await conn.execute(text("SELECT pg_notify(:channel, :revision)"),
-                                       {"channel": NOTIFY_CHANNEL, "revision": str(tx.last_revision)})
+        async with self.engines.writer.connect() as conn, conn.begin():
+            tx = Tx(conn, self.clock)
+            yield tx
+            if tx.last_revision and self.dialect == "postgresql":
+                await conn.execute(text("SELECT pg_notify(:channel, :revision)"),
+                                   {"channel": NOTIFY_CHANNEL, "revision": str(tx.last_revision)})
         if tx.last_revision:
             for listener in self._commit_listeners:
                 listener(tx.last_revision)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -69,6 +68,8 @@ async def prune(store: Store, older_than: datetime) -> int:
 
 @dataclass(frozen=True)
 class Change:
+    """One committed change in the outbox: which object, at which revision."""
+
     revision: int
     kind: str
     object_id: str
@@ -82,7 +83,7 @@ class StoreChangeFeed:
         self.wakeup = wakeup
         self.poll_interval = poll_interval
 
-    async def changes_after(self, revision: int, limit: int) -> Sequence[Change]:
+    async def changes_after(self, revision: int, limit: int) -> list[Change]:
         table = schema.events
         async with self.store.read() as tx:
             rows = await tx.conn.execute(

@@ -34,7 +34,8 @@ class Wakeup:
             return
         changed = self._changed
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(changed.wait(), timeout)
+            async with asyncio.timeout(timeout):  # not wait_for: it can swallow cancellation on 3.11
+                await changed.wait()
 
 
 async def listen_postgres(url: str, wakeup: Wakeup) -> None:

@@ -1,0 +1,122 @@
+"""The change stream: outbox order, resume without loss, across a server restart."""
+
+from __future__ import annotations
+
+import asyncio
+
+import grpc
+import pytest
+
+from osac.auth.subject import Role
+from osac.model import protos
+from tests.support.server import running_server
+from tests.support.watching import payload, read_events, revisions
+
+
+async def _make_networks(client, count: int, start: int = 0) -> list[str]:
+    ids = []
+    for index in range(start, start + count):
+        response = await client.request(
+            "POST", "/api/fulfillment/v1/virtual_networks",
+            json={"metadata": {"name": f"vn-{index}"}, "spec": {"ipv4_cidr": f"10.{index}.0.0/16"}},
+        )
+        assert response.status_code == 200, response.text
+        ids.append(response.json()["id"])
+    return ids
+
+
+async def _tenant(server) -> None:
+    admin = server.rest(server.token(Role.PROVIDER_ADMIN, user="root"))
+    assert (await admin.request("POST", "/api/fulfillment/v1/tenants", json={"metadata": {"name": "acme"}})).status_code == 200
+
+
+async def test_list_then_watch_from_list_revision_has_no_gap(server) -> None:
+    await _tenant(server)
+    alice = server.rest(server.token(Role.TENANT_ADMIN, ("acme",), user="alice"))
+    await _make_networks(alice, 3)
+    page = (await alice.request("GET", "/api/fulfillment/v1/virtual_networks")).json()
+    later = await _make_networks(alice, 2, start=3)
+    lines = await read_events(server.http_url, server.token(Role.TENANT_ADMIN, ("acme",)),
+                              params={"after_revision": page["revision"], "filter": "has(event.virtual_network)"})
+    assert [payload(line)[1]["id"] for line in lines] == later
+    assert all(line["result"]["event"]["type"] == "EVENT_TYPE_OBJECT_CREATED" for line in lines)
+
+
+async def test_resume_after_disconnect_gets_every_missed_event_once(server) -> None:
+    await _tenant(server)
+    token = server.token(Role.TENANT_ADMIN, ("acme",), user="alice")
+    alice = server.rest(token)
+    first = await _make_networks(alice, 4)
+    lines = await read_events(server.http_url, token, params={"after_revision": "1", "filter": "has(event.virtual_network)"}, count=2)
+    assert [payload(line)[1]["id"] for line in lines] == first[:2]
+    last = revisions(lines)[-1]
+    more = await _make_networks(alice, 3, start=4)
+    resumed = await read_events(server.http_url, token, params={"after_revision": str(last), "filter": "has(event.virtual_network)"})
+    assert [payload(line)[1]["id"] for line in resumed] == first[2:] + more
+    seen = revisions(lines) + revisions(resumed)
+    assert seen == sorted(set(seen))
+
+
+async def test_resume_across_server_restart(db_url, tmp_path) -> None:
+    async with running_server(tmp_path, db_url) as server:
+        await _tenant(server)
+        token = server.token(Role.TENANT_ADMIN, ("acme",), user="alice")
+        before = await _make_networks(server.rest(token), 2)
+        lines = await read_events(server.http_url, token, params={"after_revision": "1", "filter": "has(event.virtual_network)"})
+        last = revisions(lines)[-1]
+        assert [payload(line)[1]["id"] for line in lines] == before
+    async with running_server(tmp_path, db_url) as server:
+        token = server.token(Role.TENANT_ADMIN, ("acme",), user="alice")
+        after = await _make_networks(server.rest(token), 2, start=2)
+        resumed = await read_events(server.http_url, token, params={"after_revision": str(last), "filter": "has(event.virtual_network)"})
+        assert [payload(line)[1]["id"] for line in resumed] == after
+        assert min(revisions(resumed)) > last
+
+
+async def test_live_watch_over_grpc_sees_update_and_delete(server) -> None:
+    await _tenant(server)
+    token = server.token(Role.TENANT_ADMIN, ("acme",), user="alice")
+    alice = server.rest(token)
+    async with server.grpc(token) as client:
+        stream = client.stream(f"{protos.PUBLIC}.Events", "Watch", filter="has(event.virtual_network)")
+        await asyncio.sleep(0.3)
+        [vn] = await _make_networks(alice, 1)
+        await alice.request("PATCH", f"/api/fulfillment/v1/virtual_networks/{vn}", json={"metadata": {"labels": {"a": "b"}}})
+        await alice.request("DELETE", f"/api/fulfillment/v1/virtual_networks/{vn}")
+        events = []
+        async for response in stream:
+            events.append(response.event)
+            if len(events) == 3:
+                break
+        stream.cancel()
+    assert [e.type for e in events] == [1, 2, 3]
+    assert [e.virtual_network.id for e in events] == [vn] * 3
+    assert events[1].virtual_network.metadata.labels["a"] == "b"
+    assert events[0].revision < events[1].revision < events[2].revision
+
+
+async def test_resume_from_pruned_revision_is_out_of_range(server) -> None:
+    from datetime import timedelta
+
+    from osac.store import outbox
+
+    await _tenant(server)
+    token = server.token(Role.TENANT_ADMIN, ("acme",), user="alice")
+    await _make_networks(server.rest(token), 2)
+    removed = await outbox.prune(server.app.store, server.app.clock.now() + timedelta(seconds=1))
+    assert removed > 0
+    lines = await read_events(server.http_url, token, params={"after_revision": "1"})
+    [error] = lines
+    assert error["status"] == 400
+    assert error["body"]["code"] == grpc.StatusCode.OUT_OF_RANGE.value[0]
+    assert error["body"]["message"].startswith("revision 1 is no longer retained (oldest is ")
+    assert error["body"]["message"].endswith("re-list and resume from the list revision")
+
+
+@pytest.mark.parametrize("expression, message", [
+    ("has(event.nonexistent)", "nonexistent"),
+    ("event.type ==", "filter"),
+])
+async def test_bad_watch_filter_is_invalid_argument(server, expression: str, message: str) -> None:
+    lines = await read_events(server.http_url, server.token(Role.PROVIDER_ADMIN), params={"filter": expression})
+    assert lines[0]["status"] == 400 and message in lines[0]["body"]["message"]

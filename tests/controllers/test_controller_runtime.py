@@ -1,0 +1,416 @@
+"""One kind's Controller: queue, dedup, concurrency, backoff, timers, resync, shutdown, metrics."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from datetime import timedelta
+
+import pytest
+
+from osac.controllers.runtime import (
+    Backoff,
+    ObjectKey,
+    Result,
+    TerminalError,
+    TransientError,
+)
+
+TICK = timedelta(milliseconds=1)
+
+
+def fail(_key: ObjectKey, _runs: int) -> Result:
+    raise RuntimeError("provider exploded")
+
+
+async def step(clock, controller, delta: timedelta) -> None:
+    """Move the fake clock, wake the controller and let what became due run."""
+    clock.advance(delta)
+    controller.wake()
+    await asyncio.wait_for(controller.wait_idle(), 0.5)
+
+
+# -- backoff arithmetic ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("failures", "expected"),
+    [(1, 0.5), (2, 1), (3, 2), (4, 4), (5, 8), (9, 128), (10, 256), (11, 300), (12, 300), (10_000, 300)],
+    ids=lambda value: str(value),
+)
+def test_default_backoff_doubles_from_half_a_second_up_to_five_minutes(
+    failures: int, expected: float
+) -> None:
+    assert Backoff().delay(failures) == timedelta(seconds=expected)
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"base": timedelta(0)},
+        {"base": timedelta(seconds=10), "cap": timedelta(seconds=1)},
+        {"factor": 0.5},
+    ],
+    ids=["zero base", "cap below base", "shrinking factor"],
+)
+def test_backoff_rejects_nonsense(arguments: dict) -> None:
+    with pytest.raises(ValueError):
+        Backoff(**arguments)
+
+
+# -- queue ----------------------------------------------------------------------------------------
+
+
+async def test_start_reconciles_every_existing_key_once(make_controller, make_reconciler, objects) -> None:
+    objects.add("widget", "a", "b", "c")
+    reconciler = make_reconciler()
+    controller = await make_controller(reconciler)
+    await controller.wait_idle()
+    assert sorted(reconciler.calls) == ["a", "b", "c"]
+
+
+async def test_changes_to_a_queued_key_merge(make_controller, make_reconciler) -> None:
+    reconciler = make_reconciler()
+    controller = await make_controller(reconciler)
+    for _ in range(100):
+        controller.enqueue("a")
+    await controller.wait_idle()
+    assert reconciler.calls == ["a"]
+
+
+async def test_changes_to_a_busy_key_give_exactly_one_rerun_after_it(
+    make_controller, make_reconciler
+) -> None:
+    reconciler = make_reconciler()
+    controller = await make_controller(reconciler)
+    reconciler.hold()
+    controller.enqueue("a")
+    await asyncio.wait_for(reconciler.entered.wait(), 0.5)
+    for _ in range(100):
+        controller.enqueue("a")
+    reconciler.release()
+    await controller.wait_idle()
+    assert reconciler.calls == ["a", "a"]
+    assert reconciler.overlaps == 0
+
+
+async def test_a_key_never_runs_twice_at_once_while_workers_run_in_parallel(
+    make_controller, make_reconciler
+) -> None:
+    reconciler = make_reconciler()
+    reconciler.yields = 3
+    controller = await make_controller(reconciler, workers=4)
+    keys = [f"k{number}" for number in range(20)]
+    shuffle = random.Random(7)
+    for _ in range(300):
+        for key in shuffle.sample(keys, 5):
+            controller.enqueue(key)
+        await asyncio.sleep(0)
+    await controller.wait_idle()
+    assert reconciler.overlaps == 0
+    assert 1 < reconciler.max_parallel <= 4
+    assert set(reconciler.calls) == set(keys)
+
+
+async def test_workers_bound_the_parallel_runs(make_controller, make_reconciler) -> None:
+    reconciler = make_reconciler()
+    controller = await make_controller(reconciler, workers=2)
+    reconciler.hold()
+    for key in "abcde":
+        controller.enqueue(key)
+    for _ in range(10):
+        await asyncio.sleep(0)
+    assert reconciler.parallel == 2
+    reconciler.release()
+    await controller.wait_idle()
+    assert sorted(reconciler.calls) == list("abcde")
+
+
+# -- errors and backoff ---------------------------------------------------------------------------
+
+
+async def test_failures_back_off_exponentially_up_to_the_cap_and_success_resets(
+    clock, make_controller, make_reconciler, sample
+) -> None:
+    outcomes = {"fail": True}
+
+    def script(key: ObjectKey, runs: int) -> Result:
+        if outcomes["fail"]:
+            raise RuntimeError("provider exploded")
+        return Result()
+
+    reconciler = make_reconciler(script=script)
+    controller = await make_controller(reconciler)
+    controller.enqueue("a")
+    await controller.wait_idle()
+    assert reconciler.runs("a") == 1
+
+    for expected in [0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300]:
+        delay = timedelta(seconds=expected)
+        assert controller.scheduled_at("a") == clock.now() + delay
+        await step(clock, controller, delay - TICK)
+        runs = reconciler.runs("a")
+        await step(clock, controller, TICK)
+        assert reconciler.runs("a") == runs + 1, f"retry after {expected} s"
+
+    outcomes["fail"] = False
+    await step(clock, controller, timedelta(seconds=300))
+    assert controller.scheduled_at("a") is None
+
+    outcomes["fail"] = True
+    controller.enqueue("a")
+    await controller.wait_idle()
+    assert controller.scheduled_at("a") == clock.now() + timedelta(seconds=0.5)
+    assert sample("osac_reconcile_total", kind="widget", outcome="error") == 14
+    assert sample("osac_reconcile_total", kind="widget", outcome="success") == 1
+
+
+async def test_transient_error_retries_after_its_delay(
+    clock, make_controller, make_reconciler, sample
+) -> None:
+    def script(key: ObjectKey, runs: int) -> Result:
+        if runs == 0:
+            raise TransientError("waiting for the host to power on", delay=timedelta(seconds=30))
+        if runs == 1:
+            raise TransientError("still waiting")
+        return Result()
+
+    reconciler = make_reconciler(script=script)
+    controller = await make_controller(reconciler)
+    controller.enqueue("a")
+    await controller.wait_idle()
+    assert controller.scheduled_at("a") == clock.now() + timedelta(seconds=30)
+    await step(clock, controller, timedelta(seconds=30))
+    # The second failure of the streak, without an explicit delay: the backoff's second step.
+    assert controller.scheduled_at("a") == clock.now() + timedelta(seconds=1)
+    await step(clock, controller, timedelta(seconds=1))
+    assert reconciler.runs("a") == 3
+    assert sample("osac_reconcile_total", kind="widget", outcome="transient_error") == 2
+
+
+async def test_terminal_error_is_not_retried_until_the_object_changes(
+    clock, make_controller, make_reconciler, objects, sample, eventually
+) -> None:
+    def script(key: ObjectKey, runs: int) -> Result:
+        if key.id == "bad":
+            raise TerminalError("spec asks for 9999 CPUs")
+        return Result()
+
+    objects.add("widget", "bad", "good")
+    reconciler = make_reconciler(script=script)
+    controller = await make_controller(reconciler)
+    await controller.wait_idle()
+    assert reconciler.runs("bad") == 1
+    assert controller.scheduled_at("bad") is None
+
+    await step(clock, controller, timedelta(hours=1))
+    await eventually(lambda: reconciler.runs("good") == 2)  # the periodic resync ran...
+    await controller.wait_idle()
+    assert reconciler.runs("bad") == 1  # ...and skipped the parked key
+
+    controller.enqueue("bad")
+    await controller.wait_idle()
+    assert reconciler.runs("bad") == 2
+    assert sample("osac_reconcile_total", kind="widget", outcome="terminal_error") == 2
+
+
+async def test_returning_something_else_than_a_result_is_an_error(
+    clock, make_controller, make_reconciler, sample
+) -> None:
+    reconciler = make_reconciler(script=lambda key, runs: None)
+    controller = await make_controller(reconciler)
+    controller.enqueue("a")
+    await controller.wait_idle()
+    assert sample("osac_reconcile_total", kind="widget", outcome="error") == 1
+    assert controller.scheduled_at("a") == clock.now() + timedelta(seconds=0.5)
+
+
+# -- timers ---------------------------------------------------------------------------------------
+
+
+async def test_requeue_after_fires_exactly_when_the_clock_passes_it(
+    clock, make_controller, make_reconciler, sample
+) -> None:
+    reconciler = make_reconciler(
+        script=lambda key, runs: Result(requeue_after=timedelta(seconds=30)) if runs == 0 else Result()
+    )
+    controller = await make_controller(reconciler)
+    controller.enqueue("a")
+    await controller.wait_idle()
+
+    await step(clock, controller, timedelta(seconds=30) - timedelta(microseconds=1))
+    assert reconciler.runs("a") == 1
+    await step(clock, controller, timedelta(microseconds=1))
+    assert reconciler.runs("a") == 2
+    await step(clock, controller, timedelta(hours=1))
+    assert reconciler.runs("a") == 2
+    assert sample("osac_reconcile_total", kind="widget", outcome="requeue") == 1
+
+
+async def test_requeue_after_zero_runs_again_at_once(make_controller, make_reconciler) -> None:
+    reconciler = make_reconciler(
+        script=lambda key, runs: Result(requeue_after=timedelta(0)) if runs < 3 else Result()
+    )
+    controller = await make_controller(reconciler)
+    controller.enqueue("a")
+    await controller.wait_idle()
+    assert reconciler.runs("a") == 4
+
+
+async def test_the_earliest_requested_time_wins(clock, make_controller, make_reconciler) -> None:
+    reconciler = make_reconciler()
+    controller = await make_controller(reconciler)
+    controller.enqueue_after("a", timedelta(seconds=60))
+    controller.enqueue_after("a", timedelta(seconds=10))
+    controller.enqueue_after("a", timedelta(seconds=30))
+    assert controller.scheduled_at("a") == clock.now() + timedelta(seconds=10)
+    await step(clock, controller, timedelta(seconds=10))
+    assert reconciler.runs("a") == 1
+    await step(clock, controller, timedelta(minutes=1))
+    assert reconciler.runs("a") == 1
+
+
+async def test_a_run_supersedes_the_pending_timer_of_its_key(clock, make_controller, make_reconciler) -> None:
+    reconciler = make_reconciler(
+        script=lambda key, runs: Result(requeue_after=timedelta(minutes=5)) if runs == 0 else Result()
+    )
+    controller = await make_controller(reconciler)
+    controller.enqueue("a")
+    await controller.wait_idle()
+    assert controller.scheduled_at("a") == clock.now() + timedelta(minutes=5)
+    controller.enqueue("a")  # a change: the new run decides the future
+    await controller.wait_idle()
+    assert controller.scheduled_at("a") is None
+    await step(clock, controller, timedelta(minutes=10))
+    assert reconciler.runs("a") == 2
+
+
+async def test_timers_fire_without_wake_once_the_real_wait_bound_passes(
+    clock, make_controller, make_reconciler, eventually
+) -> None:
+    reconciler = make_reconciler()
+    controller = await make_controller(reconciler, max_real_wait=0.01)
+    controller.enqueue_after("a", timedelta(seconds=5))
+    clock.advance(timedelta(seconds=5))
+    await eventually(lambda: reconciler.runs("a") == 1)
+
+
+# -- resync ---------------------------------------------------------------------------------------
+
+
+async def test_resync_enqueues_every_key_each_period(
+    clock, make_controller, make_reconciler, objects, eventually
+) -> None:
+    objects.add("widget", "a")
+    reconciler = make_reconciler()
+    controller = await make_controller(reconciler, resync_period=timedelta(minutes=10))
+    await controller.wait_idle()
+    objects.add("widget", "b")  # created while nobody told the controller
+
+    await step(clock, controller, timedelta(minutes=10) - TICK)
+    assert reconciler.calls == ["a"]
+    clock.advance(TICK)
+    controller.wake()
+    await eventually(lambda: sorted(reconciler.calls) == ["a", "a", "b"])
+
+    clock.advance(timedelta(minutes=10))
+    controller.wake()
+    await eventually(lambda: len(reconciler.calls) == 5)
+
+
+async def test_a_failing_listing_is_retried_with_backoff(
+    clock, make_controller, make_reconciler, objects, eventually
+) -> None:
+    objects.add("widget", "a")
+    original = objects.list_keys
+    attempts = []
+
+    async def flaky(kind: str) -> list[str]:
+        attempts.append(kind)
+        if len(attempts) == 1:
+            raise ConnectionError("database restarting")
+        return await original(kind)
+
+    objects.list_keys = flaky
+    reconciler = make_reconciler()
+    controller = await make_controller(reconciler)
+    assert reconciler.calls == []
+    clock.advance(timedelta(seconds=0.5))
+    controller.wake()
+    await eventually(lambda: reconciler.calls == ["a"])
+
+
+# -- shutdown and restart -------------------------------------------------------------------------
+
+
+async def test_stop_waits_for_in_flight_work_and_drops_queue_and_timers(
+    clock, make_controller, make_reconciler
+) -> None:
+    reconciler = make_reconciler()
+    controller = await make_controller(reconciler, workers=1)
+    reconciler.hold()
+    controller.enqueue("a")
+    await asyncio.wait_for(reconciler.entered.wait(), 0.5)
+    controller.enqueue("b")
+    controller.enqueue_after("c", timedelta(seconds=5))
+
+    stopping = asyncio.create_task(controller.stop())
+    for _ in range(10):
+        await asyncio.sleep(0)
+    assert not stopping.done()
+    assert not controller.is_running
+
+    reconciler.release()
+    await asyncio.wait_for(stopping, 0.5)
+    assert reconciler.finished == ["a"]
+    assert controller.scheduled_at("c") is None
+
+    controller.enqueue("d")
+    clock.advance(timedelta(minutes=1))
+    controller.wake()
+    await asyncio.sleep(0.01)
+    assert reconciler.calls == ["a"]
+
+
+async def test_stop_cancels_in_flight_work_after_its_timeout(make_controller, make_reconciler) -> None:
+    reconciler = make_reconciler()
+    controller = await make_controller(reconciler)
+    reconciler.hold()
+    controller.enqueue("a")
+    await asyncio.wait_for(reconciler.entered.wait(), 0.5)
+    await asyncio.wait_for(controller.stop(timeout=0.01), 0.5)
+    assert reconciler.parallel == 0
+    assert not controller.is_running
+
+
+async def test_a_restarted_controller_resyncs(make_controller, make_reconciler, objects) -> None:
+    objects.add("widget", "a")
+    reconciler = make_reconciler()
+    controller = await make_controller(reconciler)
+    await controller.wait_idle()
+    await controller.stop()
+    await controller.start()
+    await controller.wait_idle()
+    assert reconciler.calls == ["a", "a"]
+
+
+# -- metrics --------------------------------------------------------------------------------------
+
+
+async def test_queue_depth_and_durations_are_reported(
+    clock, make_controller, make_reconciler, sample
+) -> None:
+    reconciler = make_reconciler()
+    controller = await make_controller(reconciler, workers=1)
+    reconciler.hold()
+    for key in "abc":
+        controller.enqueue(key)
+    await asyncio.wait_for(reconciler.entered.wait(), 0.5)
+    assert sample("osac_workqueue_depth", kind="widget") == 2
+    clock.advance(timedelta(seconds=2))  # the held run takes two seconds by the clock
+    reconciler.release()
+    await controller.wait_idle()
+    assert sample("osac_workqueue_depth", kind="widget") == 0
+    assert sample("osac_reconcile_duration_seconds_count", kind="widget") == 3
+    assert sample("osac_reconcile_duration_seconds_sum", kind="widget") == 2
+    assert sample("osac_reconcile_total", kind="widget", outcome="success") == 3

@@ -1,0 +1,95 @@
+"""A minimal valid object of every kind, as API JSON, and the objects it needs first."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from osac.model import registry
+from osac.model.kinds import Kind
+from tests.support.server import RestClient
+
+TENANT = "acme"
+
+
+async def ensure_ok(response: Any) -> dict[str, Any]:
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+class World:
+    """Builds prerequisites through the REST API as a provider admin and a tenant admin."""
+
+    def __init__(self, admin: RestClient, tenant_admin: RestClient) -> None:
+        self.admin = admin
+        self.user = tenant_admin
+        self.made: dict[str, str] = {}
+
+    async def tenant(self, name: str = TENANT) -> str:
+        if "tenant" not in self.made:
+            body = await ensure_ok(
+                await self.admin.request("POST", "/api/fulfillment/v1/tenants", json={"metadata": {"name": name}})
+            )
+            self.made["tenant"] = body["id"]
+        return self.made["tenant"]
+
+    async def _create(self, collection: str, body: dict[str, Any], admin: bool = False) -> str:
+        client = self.admin if admin else self.user
+        created = await ensure_ok(await client.request("POST", f"/api/fulfillment/v1/{collection}", json=body))
+        return created["id"]
+
+    async def dependency(self, kind_name: str) -> str:
+        if kind_name not in self.made:
+            sample = await self.sample(registry.get(kind_name))
+            self.made[kind_name] = await self._create(registry.get(kind_name).collection, sample)
+        return self.made[kind_name]
+
+    async def sample(self, kind: Kind) -> dict[str, Any]:
+        """The body of a valid Create for ``kind`` (prerequisites are created on the way)."""
+        name = kind.name
+        if name == "tenant":
+            return {"metadata": {"name": "globex"}, "spec": {"domains": ["globex.example"]}}
+        if name == "network_class":
+            return {"metadata": {"name": "premium"}, "title": "Premium", "fabric_manager": "sim-fabric"}
+        if name == "external_ip_pool":
+            return {"metadata": {"name": "extra"}, "spec": {"cidrs": ["198.51.100.0/24"], "ip_family": "IP_FAMILY_IPV4"}}
+        if name == "hub":
+            return {"metadata": {"name": "hub-2"}, "spec": {"namespace": "ns"}}
+        if name == "host_type":
+            return {"metadata": {"name": "gpu"}, "title": "GPU", "interfaces": [{"name": "nic-0", "role": "fabric"}]}
+        if name == "cluster_template":
+            return {"metadata": {"name": "tiny"}, "title": "Tiny", "node_sets": {"w": {"host_type": "vm-standard", "size": 1}}}
+        if name == "compute_instance_template":
+            return {"metadata": {"name": "rhel"}, "title": "RHEL"}
+        if name == "instance_type":
+            return {"metadata": {"name": "xl"}, "spec": {"cores": 16, "memory_gib": 64, "state": "INSTANCE_TYPE_STATE_ACTIVE"}}
+        await self.tenant()
+        if name == "virtual_network":
+            return {"metadata": {"name": "vn-sample"}, "spec": {"ipv4_cidr": "10.10.0.0/16"}}
+        if name == "subnet":
+            return {"metadata": {"name": "subnet-sample"},
+                    "spec": {"virtual_network": await self.dependency("virtual_network"), "ipv4_cidr": "10.10.1.0/24"}}
+        if name == "security_group":
+            return {"metadata": {"name": "sg-sample"}, "spec": {"virtual_network": await self.dependency("virtual_network")}}
+        if name == "external_ip":
+            return {"metadata": {"name": "eip-sample"}, "spec": {"pool": "public-v4"}}
+        if name == "nat_gateway":
+            return {"metadata": {"name": "nat-sample"},
+                    "spec": {"virtual_network": await self.dependency("virtual_network"),
+                             "external_ip": await self.dependency("external_ip")}}
+        if name == "cluster":
+            return {"metadata": {"name": "cluster-sample"}, "spec": {"template": "ocp-small"}}
+        if name == "compute_instance":
+            return {"metadata": {"name": "vm-sample"}, "spec": {"template": "fedora", "instance_type": "small"}}
+        if name == "bare_metal_instance":
+            return {"metadata": {"name": "bm-sample"}, "spec": {"host_type": "bm-standard"}}
+        if name == "external_ip_attachment":
+            return {"metadata": {"name": "eipa-sample"},
+                    "spec": {"external_ip": await self.dependency("external_ip"),
+                             "compute_instance": await self.dependency("compute_instance")}}
+        raise AssertionError(f"no sample for {name}")
+
+
+def is_provider_only_write(kind: Kind) -> bool:
+    from osac.model.kinds import Scope
+
+    return kind.scope in (Scope.SHARED, Scope.SELF, Scope.SYSTEM)
