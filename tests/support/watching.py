@@ -17,19 +17,22 @@ async def read_events(
     lines: list[dict[str, Any]] = []
 
     async def consume() -> None:
-        async with httpx.AsyncClient(base_url=base_url, timeout=None) as http:
-            async with http.stream("GET", path, params=params or {}, headers={"authorization": f"Bearer {token}"}) as response:
-                if response.status_code != 200:
-                    lines.append({"status": response.status_code, "body": json.loads(await response.aread())})
+        headers = {"authorization": f"Bearer {token}"}
+        async with (
+            httpx.AsyncClient(base_url=base_url, timeout=None) as http,
+            http.stream("GET", path, params=params or {}, headers=headers) as response,
+        ):
+            if response.status_code != 200:
+                lines.append({"status": response.status_code, "body": json.loads(await response.aread())})
+                return
+            iterator = response.aiter_lines()
+            while count is None or len(lines) < count:
+                try:
+                    line = await asyncio.wait_for(anext(iterator), idle)
+                except (TimeoutError, StopAsyncIteration):
                     return
-                iterator = response.aiter_lines()
-                while count is None or len(lines) < count:
-                    try:
-                        line = await asyncio.wait_for(anext(iterator), idle)
-                    except (TimeoutError, StopAsyncIteration):
-                        return
-                    if line.strip():
-                        lines.append(json.loads(line))
+                if line.strip():
+                    lines.append(json.loads(line))
 
     await asyncio.wait_for(consume(), limit)
     return lines

@@ -96,6 +96,14 @@ class KindEndpoints:
         await self.service.signal(caller, request.id)  # type: ignore[attr-defined]
         return self._response("Signal")()
 
+    async def GetKubeconfig(self, caller: Caller, request: Message) -> Message:
+        value = await self.service.credential(caller, request.id, "kubeconfig")  # type: ignore[attr-defined]
+        return self._response("GetKubeconfig")(kubeconfig=value)
+
+    async def GetPassword(self, caller: Caller, request: Message) -> Message:
+        value = await self.service.credential(caller, request.id, "password")  # type: ignore[attr-defined]
+        return self._response("GetPassword")(password=value)
+
 
 class LifecycleEventEndpoints:
     def __init__(self, service: LifecycleEventsService, private: bool) -> None:

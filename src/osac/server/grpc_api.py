@@ -17,6 +17,7 @@ from google.protobuf.message_factory import GetMessageClass
 
 from osac.model import protos
 from osac.server.authn import DRY_RUN_KEY, Authenticator
+from osac.server.metrics import observe
 from osac.services.errors import ServiceError
 from osac.store import errors as store_errors
 
@@ -55,6 +56,7 @@ def service_handler(
             continue
         request_cls = GetMessageClass(method.input_type)
         response_cls = GetMessageClass(method.output_type)
+        labels = (full_name, method.name)
         if method.server_streaming:
             handlers[method.name] = grpc.unary_stream_rpc_method_handler(
                 _streaming(function, authenticator, private, anonymous),
@@ -63,25 +65,30 @@ def service_handler(
             )
         else:
             handlers[method.name] = grpc.unary_unary_rpc_method_handler(
-                _unary(function, authenticator, private, anonymous),
+                _unary(function, authenticator, private, anonymous, labels),
                 request_deserializer=request_cls.FromString,
                 response_serializer=response_cls.SerializeToString,
             )
     return grpc.method_handlers_generic_handler(full_name, handlers)
 
 
-def _unary(function: Callable[..., Any], authenticator: Authenticator, private: bool, anonymous: bool) -> Any:
+def _unary(
+    function: Callable[..., Any], authenticator: Authenticator, private: bool, anonymous: bool,
+    labels: tuple[str, str],
+) -> Any:
     async def handle(request: Message, context: grpc.aio.ServicerContext) -> Message:
-        try:
-            if anonymous:
-                return await function(None, request)
-            caller = await authenticator.caller(
-                _metadata(context, "authorization"), private=private, dry_run=_metadata(context, DRY_RUN_KEY)
-            )
-            return await function(caller, request)
-        except Exception as error:  # every error becomes a status
-            await _abort(context, error)
-            raise
+        with observe("grpc", private, *labels) as outcome:
+            try:
+                if anonymous:
+                    return await function(None, request)
+                caller = await authenticator.caller(
+                    _metadata(context, "authorization"), private=private, dry_run=_metadata(context, DRY_RUN_KEY)
+                )
+                return await function(caller, request)
+            except Exception as error:  # every error becomes a status
+                outcome.code = error.code.name if isinstance(error, ServiceError) else "INTERNAL"
+                await _abort(context, error)
+                raise
 
     return handle
 

@@ -19,6 +19,7 @@ from starlette.responses import JSONResponse, Response
 from osac.model import protos, registry
 from osac.server.authn import Authenticator
 from osac.server.endpoints import request_class
+from osac.server.metrics import observe
 from osac.services import fields
 from osac.services.context import Caller
 from osac.services.errors import InvalidArgument, ServiceError
@@ -249,17 +250,19 @@ def route_handler(route: RestRoute, authenticator: Authenticator) -> Callable[[R
     function = getattr(route.endpoint, route.method)
 
     async def handle(request: Request) -> Response:
-        try:
-            caller: Caller | None = None
-            if not route.anonymous:
-                caller = await authenticator.caller(
-                    request.headers.get("authorization"),
-                    private=route.private,
-                    dry_run=request.headers.get("x-dry-run"),
-                )
-            message = await route.binder(request, route.request_class)
-            return route.renderer(await function(caller, message))
-        except ServiceError as error:
-            return error_response(error)
+        with observe("rest", route.private, route.service, route.method) as outcome:
+            try:
+                caller: Caller | None = None
+                if not route.anonymous:
+                    caller = await authenticator.caller(
+                        request.headers.get("authorization"),
+                        private=route.private,
+                        dry_run=request.headers.get("x-dry-run"),
+                    )
+                message = await route.binder(request, route.request_class)
+                return route.renderer(await function(caller, message))
+            except ServiceError as error:
+                outcome.code = error.code.name
+                return error_response(error)
 
     return handle

@@ -65,6 +65,16 @@ class Behaviour:
     async def restart_teardown(self, ctx: WriteContext, obj: Message) -> None:
         """Delete on an object in DELETE_FAILED: reset the retry budget and state."""
 
+    async def credential(self, obj: Message, name: str) -> str:
+        """A credential served from the provider (cluster ``kubeconfig`` / ``password``)."""
+        from osac.services.errors import FailedPrecondition
+        from osac.store.objects import object_label
+
+        raise FailedPrecondition(
+            f"{object_label(self.kind, obj)}: the control plane has not been available yet; "
+            f"the {name} is served once it is"
+        )
+
     def public_visibility(self, table: Table) -> list[ColumnElement[bool]]:
         """Extra conditions on what public callers may see of this kind."""
         return []

@@ -155,16 +155,32 @@ def _slots(message: Message, parts: list[str], prefix: str) -> Iterator[Slot]:
                 yield from _slots(item, rest, f"{label}[{index}].")
         else:
             for index in range(len(value)):
-                yield Slot(
-                    f"{label}[{index}]",
-                    lambda v=value, i=index: str(v[i]),
-                    lambda new, v=value, i=index: v.__setitem__(i, new),
-                )
+                yield _element_slot(f"{label}[{index}]", value, index)
         return
     if rest:
         yield from _slots(value, rest, f"{label}.")
         return
-    yield Slot(label, lambda m=message, h=head: str(getattr(m, h)), lambda new, m=message, h=head: setattr(m, h, new))
+    yield _field_slot(label, message, head)
+
+
+def _element_slot(path: str, container: Any, index: int) -> Slot:
+    def get() -> str:
+        return str(container[index])
+
+    def put(new: str) -> None:
+        container[index] = new
+
+    return Slot(path, get, put)
+
+
+def _field_slot(path: str, message: Message, name: str) -> Slot:
+    def get() -> str:
+        return str(getattr(message, name))
+
+    def put(new: str) -> None:
+        setattr(message, name, new)
+
+    return Slot(path, get, put)
 
 
 def leaf_paths(data: dict[str, Any], descriptor: Descriptor, prefix: str = "") -> list[str]:

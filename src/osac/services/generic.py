@@ -7,6 +7,7 @@ an object of another tenant behaves exactly as one that does not exist.
 
 from __future__ import annotations
 
+import builtins
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -33,7 +34,7 @@ from osac.services.errors import (
 )
 from osac.store import errors as store_errors
 from osac.store import lifecycle
-from osac.store.objects import Tenants, Tx, object_label
+from osac.store.objects import Lock, Tenants, Tx, object_label
 from osac.store.tables import LIVE
 
 if TYPE_CHECKING:
@@ -139,6 +140,14 @@ class KindService:
         access.authorize(caller, self.kind, Method.GET)
         async with self.store.read() as tx:
             return await self._load(tx, caller, object_id)
+
+    async def credential(self, caller: Caller, object_id: str, name: str) -> str:
+        """GetKubeconfig / GetPassword: visible objects only, then the kind's provider."""
+        method = access.policy.Method.GET_KUBECONFIG if name == "kubeconfig" else access.policy.Method.GET_PASSWORD
+        access.authorize(caller, self.kind, method)
+        async with self.store.read() as tx:
+            obj = await self._load(tx, caller, object_id)
+        return await self.behaviour.credential(obj, name)
 
     # -- create --------------------------------------------------------------------------------
 
@@ -279,7 +288,7 @@ class KindService:
         written = await tx.replace(self.kind, _copy(obj), based_on.metadata.version)  # type: ignore[attr-defined]
         return written.object
 
-    def _writable_paths(self, caller: Caller) -> list[str]:
+    def _writable_paths(self, caller: Caller) -> builtins.list[str]:
         descriptor = self.kind.private_descriptor
         paths = ["metadata.labels", "metadata.annotations"]
         if caller.private:
@@ -309,7 +318,7 @@ class KindService:
         return merged
 
     @staticmethod
-    def _expand(caller: Caller, api_descriptor: Descriptor, path: str) -> list[str]:
+    def _expand(caller: Caller, api_descriptor: Descriptor, path: str) -> builtins.list[str]:
         """A public write of a message field replaces only the subfields the public API has."""
         if caller.private:
             return [path]

@@ -1,0 +1,181 @@
+"""The API operations the commands need, on top of a ``Connection``.
+
+``KindClient`` is List / Get / Create / Update / Delete / Signal for one kind, plus finding an
+object by id or name. ``watch_events`` follows the change stream. Nothing here prints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from google.protobuf.message import Message
+
+from osac.cli.connection import Connection
+from osac.cli.errors import ApiError, CliError
+from osac.cli.kinds import (
+    cel_string,
+    describe_object,
+    ids_filter,
+    looks_like_id,
+    name_filter,
+    reference_filter,
+)
+from osac.model import registry
+from osac.model.kinds import Kind, Method
+
+#: Items asked for per List call; the server's maximum.
+PAGE_SIZE = 1000
+
+
+@dataclass(frozen=True)
+class Listing:
+    """Every matching object, with the revision of the first page's snapshot (resume point)."""
+
+    items: list[Message]
+    total: int
+    revision: int
+
+
+class KindClient:
+    def __init__(self, connection: Connection, kind: Kind) -> None:
+        self.connection = connection
+        self.kind = kind
+
+    @property
+    def message_class(self) -> type[Message]:
+        return self.kind.message_class(self.connection.is_private)
+
+    def _call(self, method: str, *, dry_run: bool = False, **fields: object) -> Message:
+        request = self.connection.request(self.kind.service, method, **fields)
+        return self.connection.call(self.kind.service, method, request, dry_run=dry_run)
+
+    def list(self, filter: str | None = None, *, limit: int | None = None) -> Listing:
+        """All matching objects (paging through them), or the first ``limit``."""
+        items: list[Message] = []
+        total = 0
+        revision: int | None = None
+        while True:
+            page_size = PAGE_SIZE if limit is None else min(PAGE_SIZE, limit - len(items))
+            fields: dict[str, object] = {"offset": len(items), "limit": page_size}
+            if filter:
+                fields["filter"] = filter
+            request = self.connection.request(self.kind.service, "List", **fields)
+            page = self.connection.call(self.kind.service, "List", request)
+            if revision is None:
+                revision = page.revision  # type: ignore[attr-defined]
+            total = page.total  # type: ignore[attr-defined]
+            items.extend(page.items)  # type: ignore[attr-defined]
+            if not page.items or len(items) >= total or (limit is not None and len(items) >= limit):  # type: ignore[attr-defined]
+                break
+        return Listing(items=items, total=total, revision=revision or 0)
+
+    def get(self, object_id: str) -> Message:
+        return self._call("Get", id=object_id).object  # type: ignore[attr-defined,no-any-return]
+
+    def find(self, word: str) -> Message:
+        """The object ``word`` names: an id, else a ``metadata.name``.
+
+        :raises ApiError: NOT_FOUND when nothing visible matches.
+        :raises CliError: the name is ambiguous (objects in several tenants share it).
+        """
+        if looks_like_id(word):
+            try:
+                return self.get(word)
+            except ApiError as error:
+                if error.code != "NOT_FOUND":
+                    raise
+                not_found = error
+        else:
+            not_found = ApiError("NOT_FOUND", f"{self.kind.message} '{word}' not found")
+        matches = self.list(name_filter(word)).items
+        if not matches:
+            raise not_found
+        if len(matches) > 1:
+            tenants = ", ".join(sorted({m.metadata.tenant for m in matches}))  # type: ignore[attr-defined]
+            raise CliError(
+                f"{len(matches)} {self.kind.collection} are named '{word}' (tenants {tenants}); use the id"
+            )
+        return matches[0]
+
+    def create(self, obj: Message, *, dry_run: bool = False) -> Message:
+        return self._call("Create", object=obj, dry_run=dry_run).object  # type: ignore[attr-defined,no-any-return]
+
+    def update(self, obj: Message, paths: Sequence[str] | None, *, lock: bool) -> Message:
+        request = self.connection.request(self.kind.service, "Update", object=obj, lock=lock)
+        if paths:
+            request.update_mask.paths.extend(paths)  # type: ignore[attr-defined]
+        response = self.connection.call(self.kind.service, "Update", request)
+        return response.object  # type: ignore[attr-defined,no-any-return]
+
+    def delete(self, object_id: str) -> None:
+        self._call("Delete", id=object_id)
+
+    def signal(self, object_id: str) -> None:
+        self._call("Signal", id=object_id)
+
+    def names(self, ids: Iterable[str]) -> dict[str, str]:
+        """Names of the objects with ``ids`` (those without a name are left out). Cosmetic: a
+        failing lookup gives an empty answer rather than an error."""
+        wanted = sorted({i for i in ids if i})
+        if not wanted:
+            return {}
+        try:
+            found = self.list(ids_filter(wanted)).items
+        except CliError:
+            return {}
+        return {obj.id: obj.metadata.name for obj in found if obj.metadata.name}  # type: ignore[attr-defined]
+
+    def label(self, obj: Message) -> str:
+        return describe_object(self.kind, obj)
+
+
+def watch_events(connection: Connection, filter: str | None, after_revision: int) -> Iterator[Message]:
+    """The change stream: events after ``after_revision`` (0: from now on), then live ones."""
+    fields: dict[str, object] = {"after_revision": after_revision}
+    if filter:
+        fields["filter"] = filter
+    request = connection.request("Events", "Watch", **fields)
+    for response in connection.stream("Events", "Watch", request):
+        yield response.event  # type: ignore[attr-defined]
+
+
+def referrers(connection: Connection, kind: Kind, object_id: str) -> list[tuple[Kind, Message]]:
+    """Objects whose references (per the registry) point at ``object_id`` of ``kind``, among the
+    kinds the API in use lists. Cosmetic: kinds whose lookup fails are left out."""
+    found: list[tuple[Kind, Message]] = []
+    seen: set[tuple[str, str]] = set()
+    for other in registry.kinds():
+        methods = other.private_methods if connection.is_private else other.public_methods
+        if Method.LIST not in methods:
+            continue
+        for reference in other.references:
+            expression = reference_filter(reference.path, object_id) if reference.target == kind.name else None
+            if expression is None:
+                continue
+            try:
+                items = KindClient(connection, other).list(expression).items
+            except CliError:
+                continue
+            for item in items:
+                if (other.name, item.id) not in seen:  # type: ignore[attr-defined]
+                    seen.add((other.name, item.id))  # type: ignore[attr-defined]
+                    found.append((other, item))
+    return found
+
+
+def lifecycle_events(connection: Connection, object_id: str) -> list[Message]:
+    """The lifecycle events recorded about one object, oldest first."""
+    request = connection.request(
+        "LifecycleEvents", "List", filter=f"this.object_id == {cel_string(object_id)}", limit=PAGE_SIZE
+    )
+    return list(connection.call("LifecycleEvents", "List", request).items)  # type: ignore[attr-defined]
+
+
+def check_server(connection: Connection) -> None:
+    """One cheap authenticated call (a List of tenants with limit 1).
+
+    :raises ApiError: the server is unreachable or refuses the token.
+    """
+    request = connection.request("Tenants", "List", limit=1)
+    connection.call("Tenants", "List", request)

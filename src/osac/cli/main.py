@@ -1,0 +1,514 @@
+"""The ``osac`` command: Typer wiring only; each command delegates to the module doing its job."""
+
+import copy
+import getpass
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from osac.auth.subject import Role
+from osac.cli import serve as serving
+from osac.cli.changes import changed_paths, edit_text
+from osac.cli.client import KindClient, Listing, check_server, lifecycle_events, referrers, watch_events
+from osac.cli.config import SavedLogin, config_path, load_login, save_login
+from osac.cli.connection import DEFAULT_ADDRESS, NOT_LOGGED_IN, Connection, resolve_target, split_address
+from osac.cli.describe import Related, describe_lines
+from osac.cli.errors import ApiError, CliError, reports_errors
+from osac.cli.inputs import (
+    Document,
+    apply_assignment,
+    parse_documents,
+    parse_label_changes,
+    parse_labels,
+    parse_object,
+    parse_yaml_object,
+    read_text,
+    split_assignment,
+)
+from osac.cli.kind_flags import apply_kind_flags, flags_help, parse_kind_flags
+from osac.cli.kinds import describe_object, ids_filter, known_kinds, resolve_kind
+from osac.cli.printer import KindPrinter, print_event, print_lines
+from osac.cli.render import OutputFormat, as_json, as_yaml, to_dict
+from osac.cli.tokens import identity_of, mint_dev_token, parse_duration
+from osac.cli.watching import kind_event_filter
+from osac.model.kinds import Kind, Method
+from osac.server.settings import DEFAULT_GRPC_ADDRESS, DEFAULT_HTTP_ADDRESS, default_data_dir
+
+app = typer.Typer(
+    name="osac",
+    help="OSAC fulfillment: run the control plane and manage its objects.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+# -- options shared by the commands that call the server --------------------------------------------
+
+AddressOption = Annotated[
+    str | None,
+    typer.Option(
+        "--address", envvar="OSAC_ADDRESS",
+        help=f"Server HOST:PORT (default: the saved login, else {DEFAULT_ADDRESS}).",
+    ),
+]
+TokenOption = Annotated[
+    str | None, typer.Option("--token", envvar="OSAC_TOKEN", help="Bearer token (default: the saved login).")
+]
+PlaintextOption = Annotated[
+    bool, typer.Option("--plaintext", help="Plaintext gRPC even for a non-loopback address.")
+]
+PrivateOption = Annotated[
+    bool, typer.Option("--private", help="Use the private API (provider admins: finalizers, catalogue writes).")
+]
+KindArgument = Annotated[str, typer.Argument(metavar="KIND", help="Kind: singular, plural or alias (subnet, vn).")]
+ObjectsArgument = Annotated[list[str], typer.Argument(metavar="ID|NAME...", help="Objects by id or name.")]
+OutputOption = Annotated[OutputFormat, typer.Option("--output", "-o", help="Output format.")]
+DataDirOption = Annotated[
+    Path | None,
+    typer.Option("--data-dir", envvar="OSAC_DATA_DIR", help="Data directory (default: ~/.local/share/osac)."),
+]
+SetOption = Annotated[
+    list[str] | None,
+    typer.Option("--set", metavar="PATH=VALUE", help="Set a field (repeatable): spec.ipv4_cidr=10.0.1.0/24."),
+]
+MaxEventsOption = Annotated[
+    int | None, typer.Option("--max-events", help="Stop after this many events (scripts and tests).")
+]
+
+
+def connect(address: str | None, token: str | None, plaintext: bool, private: bool) -> Connection:
+    return Connection(resolve_target(address, token, plaintext=plaintext, private=private))
+
+
+# -- server and identity ---------------------------------------------------------------------------
+
+
+@app.command()
+@reports_errors
+def serve(
+    data_dir: DataDirOption = None,
+    db_url: Annotated[
+        str | None, typer.Option("--db-url", envvar="OSAC_DB_URL", help="Database URL (default: SQLite in the data dir).")
+    ] = None,
+    grpc_address: Annotated[str, typer.Option("--grpc-address", help="gRPC listen address.")] = DEFAULT_GRPC_ADDRESS,
+    http_address: Annotated[str, typer.Option("--http-address", help="HTTP listen address.")] = DEFAULT_HTTP_ADDRESS,
+    no_controllers: Annotated[bool, typer.Option("--no-controllers", help="Serve the API only; no reconcilers.")] = False,
+    bootstrap: Annotated[
+        Path | None, typer.Option("--bootstrap", metavar="FILE", help="Catalogue seeded into an empty database.")
+    ] = None,
+    config: Annotated[Path | None, typer.Option("--config", metavar="FILE", help="YAML configuration file.")] = None,
+    simulator_speed: Annotated[
+        str, typer.Option("--simulator-speed", metavar="instant|N", help="Simulated seconds per real second.")
+    ] = serving.DEFAULT_SPEED,
+    log_level: Annotated[str, typer.Option("--log-level", help="debug, info, warning or error.")] = "info",
+) -> None:
+    """Run the control plane: gRPC and HTTP APIs, reconcilers and the web UI, until Ctrl-C."""
+    serving.configure_logging(log_level)
+    settings = serving.build_settings(
+        data_dir=data_dir,
+        db_url=db_url,
+        grpc_address=grpc_address,
+        http_address=http_address,
+        run_controllers=not no_controllers,
+        bootstrap=bootstrap,
+        config_file=config,
+        simulator_speed=simulator_speed,
+    )
+    serving.serve(settings)
+
+
+RoleOption = Annotated[Role, typer.Option("--role", help="Role of the token.")]
+TenantsOption = Annotated[
+    list[str] | None, typer.Option("--tenant", help="Tenant (organization) of the token; repeatable.")
+]
+UserOption = Annotated[str | None, typer.Option("--user", help="User name (default: your login name).")]
+TtlOption = Annotated[str, typer.Option("--ttl", help="Lifetime: 12h, 30m, 2d.")]
+
+
+def _default_user() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:  # no login name in this environment
+        return "developer"
+
+
+@app.command()
+@reports_errors
+def token(
+    role: RoleOption,
+    tenant: TenantsOption = None,
+    user: UserOption = None,
+    data_dir: DataDirOption = None,
+    ttl: TtlOption = "12h",
+) -> None:
+    """Print a development token signed by the data directory's built-in issuer."""
+    directory = data_dir or default_data_dir()
+    typer.echo(mint_dev_token(directory, user or _default_user(), tenant or [], role, parse_duration(ttl)))
+
+
+@app.command()
+@reports_errors
+def login(
+    address_argument: Annotated[str | None, typer.Argument(metavar="[ADDRESS]", help="Server HOST:PORT.")] = None,
+    token: Annotated[str | None, typer.Option("--token", help="Bearer token to save.")] = None,
+    dev: Annotated[bool, typer.Option("--dev", help="Mint a development token locally and save it.")] = False,
+    tenant: TenantsOption = None,
+    role: Annotated[Role, typer.Option("--role", help="Role of a --dev token.")] = Role.TENANT_ADMIN,
+    user: UserOption = None,
+    address: Annotated[str | None, typer.Option("--address", help="Server HOST:PORT (same as ADDRESS).")] = None,
+    data_dir: DataDirOption = None,
+    ttl: TtlOption = "12h",
+    plaintext: PlaintextOption = False,
+) -> None:
+    """Save the server address and a token for the following commands."""
+    if address_argument and address and split_address(address_argument)[0] != split_address(address)[0]:
+        raise CliError("give the address once: as ADDRESS or with --address")
+    chosen = address_argument or address
+    if dev == (token is not None):
+        raise CliError("give either --token TOKEN or --dev (to mint a development token)")
+    if dev:
+        token = mint_dev_token(
+            data_dir or default_data_dir(), user or _default_user(), tenant or [], role, parse_duration(ttl)
+        )
+    elif tenant or user:
+        raise CliError("--tenant and --user only apply to --dev tokens")
+    assert token is not None
+    identity = identity_of(token)
+    host_port = split_address(chosen or load_login().address or DEFAULT_ADDRESS)[0]
+    path = save_login(SavedLogin(address=host_port, token=token, is_plaintext=plaintext))
+    tenants = ", ".join(identity.tenants) or "none"
+    typer.echo(f"Logged in to {host_port} as {identity.user} ({identity.role.value}; tenants: {tenants}).")
+    typer.echo(f"Saved to {path}.")
+
+
+@app.command()
+@reports_errors
+def whoami(address: AddressOption = None, token: TokenOption = None, plaintext: PlaintextOption = False) -> None:
+    """Show who the token says you are, and check that the server accepts it."""
+    target = resolve_target(address, token, plaintext=plaintext)
+    if not target.token:
+        raise CliError(NOT_LOGGED_IN.format(address=target.address))
+    identity = identity_of(target.token)
+    print_lines([
+        f"User:     {identity.user}",
+        f"Tenants:  {', '.join(identity.tenants) or '-'}",
+        f"Role:     {identity.role.value}",
+        f"Issuer:   {identity.issuer or '-'}",
+        f"Expires:  {identity.expiry_text()}",
+        f"Server:   {target.address}",
+    ])
+    with Connection(target) as connection:
+        check_server(connection)
+    typer.echo("Status:   the server accepts the token")
+
+
+# -- reading ---------------------------------------------------------------------------------------
+
+
+@app.command()
+@reports_errors
+def get(
+    kind_word: KindArgument,
+    objects: Annotated[list[str] | None, typer.Argument(metavar="[ID|NAME...]", help="Objects by id or name.")] = None,
+    output: OutputOption = OutputFormat.TABLE,
+    filter: Annotated[str | None, typer.Option("--filter", help="CEL filter over `this`.")] = None,
+    watch: Annotated[bool, typer.Option("--watch", "-w", help="After the list, print changes as they happen.")] = False,
+    max_events: MaxEventsOption = None,
+    address: AddressOption = None,
+    token: TokenOption = None,
+    plaintext: PlaintextOption = False,
+    private: PrivateOption = False,
+) -> None:
+    """List objects of a kind, or show some by id or name."""
+    kind = resolve_kind(kind_word, private=private, method=Method.LIST)
+    if objects and filter:
+        raise CliError("--filter selects among all objects; give either names or --filter")
+    with connect(address, token, plaintext, private) as connection:
+        client = KindClient(connection, kind)
+        if objects:
+            found = [client.find(word) for word in objects]
+            listing = Listing(found, len(found), 0)
+            if watch:  # a resume point for exactly these objects
+                listing = client.list(ids_filter([obj.id for obj in found]))  # type: ignore[attr-defined]
+        else:
+            listing = client.list(filter)
+        printer = KindPrinter(client, output)
+        printer.print_listing(listing, single=len(objects or []) == 1)
+        if not watch:
+            return
+        ids = [obj.id for obj in listing.items] if objects else None  # type: ignore[attr-defined]
+        events = watch_events(connection, kind_event_filter(kind, filter, ids), listing.revision)
+        for count, event in enumerate(events, start=1):
+            printer.print_change(getattr(event, kind.name))
+            if max_events is not None and count >= max_events:
+                break
+
+
+@app.command()
+@reports_errors
+def describe(
+    kind_word: KindArgument,
+    objects: ObjectsArgument,
+    address: AddressOption = None,
+    token: TokenOption = None,
+    plaintext: PlaintextOption = False,
+    private: PrivateOption = False,
+) -> None:
+    """Show objects in detail: identity, state, spec, status, labels, referrers and events."""
+    kind = resolve_kind(kind_word, private=private, method=Method.GET)
+    with connect(address, token, plaintext, private) as connection:
+        client = KindClient(connection, kind)
+        for index, word in enumerate(objects):
+            obj = client.find(word)
+            related = Related(referrers(connection, kind, obj.id), _events_of(connection, obj.id))  # type: ignore[attr-defined]
+            print_lines(([""] if index else []) + describe_lines(kind, obj, related))
+
+
+def _events_of(connection: Connection, object_id: str) -> list:  # type: ignore[type-arg]
+    try:
+        return lifecycle_events(connection, object_id)
+    except CliError:  # events are an extra: a failing lookup must not hide the object
+        return []
+
+
+@app.command()
+@reports_errors
+def watch(
+    kind_word: Annotated[str | None, typer.Argument(metavar="[KIND]", help="Only events of this kind.")] = None,
+    filter: Annotated[
+        str | None, typer.Option("--filter", help="CEL filter over `event` (or `this`, the object, with KIND).")
+    ] = None,
+    after_revision: Annotated[
+        int, typer.Option("--after-revision", help="Replay events after this revision first (0: live only).")
+    ] = 0,
+    output: Annotated[OutputFormat, typer.Option("--output", "-o", help="table (one line per event) or json.")] = (
+        OutputFormat.TABLE
+    ),
+    max_events: MaxEventsOption = None,
+    address: AddressOption = None,
+    token: TokenOption = None,
+    plaintext: PlaintextOption = False,
+    private: PrivateOption = False,
+) -> None:
+    """Print the change stream: REVISION TYPE KIND NAME STATE per event (or JSON lines)."""
+    if output not in (OutputFormat.TABLE, OutputFormat.JSON):
+        raise CliError("watch prints lines (-o table) or JSON lines (-o json)")
+    kind = resolve_kind(kind_word, private=private) if kind_word else None
+    expression = kind_event_filter(kind, filter, None) if kind else filter
+    with connect(address, token, plaintext, private) as connection:
+        for count, event in enumerate(watch_events(connection, expression, after_revision), start=1):
+            print_event(event, output)
+            if max_events is not None and count >= max_events:
+                break
+
+
+# -- writing ---------------------------------------------------------------------------------------
+
+
+@app.command(
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    epilog=flags_help(),
+)
+@reports_errors
+def create(
+    context: typer.Context,
+    kind_word: Annotated[str | None, typer.Argument(metavar="[KIND]", help="Kind (optional with -f files naming theirs).")] = None,
+    file: Annotated[
+        list[str] | None, typer.Option("--file", "-f", help="YAML or JSON objects (API shape); '-' for stdin.")
+    ] = None,
+    name: Annotated[str | None, typer.Option("--name", help="metadata.name")] = None,
+    tenant: Annotated[str | None, typer.Option("--tenant", help="metadata.tenant (default: your first tenant)")] = None,
+    label: Annotated[list[str] | None, typer.Option("--label", "-l", metavar="KEY=VALUE", help="Label; repeatable.")] = None,
+    set_: SetOption = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Validate everything, create nothing.")] = False,
+    output: Annotated[OutputFormat | None, typer.Option("--output", "-o", help="Print the created objects.")] = None,
+    address: AddressOption = None,
+    token: TokenOption = None,
+    plaintext: PlaintextOption = False,
+    private: PrivateOption = False,
+) -> None:
+    """Create objects from files (-f) or from options (--name, --set PATH=VALUE, per-kind options)."""
+    given_kind = resolve_kind(kind_word, private=private, method=Method.CREATE) if kind_word else None
+    extra = list(context.args)
+    if extra and given_kind is None:
+        raise CliError(f"unexpected arguments {' '.join(extra)}; name the KIND first: osac create KIND ...")
+    kind_flags = parse_kind_flags(given_kind.name, extra) if given_kind else []
+    documents: list[Document] = []
+    for path in file or []:
+        documents += parse_documents(read_text(path), path)
+    if not file:
+        if given_kind is None:
+            raise CliError(f"name the KIND to create, or give -f FILE; kinds: {known_kinds()}")
+        documents = [Document({}, None, "the options")]
+    if name and len(documents) > 1:
+        raise CliError("--name applies to one object, but the files hold several")
+    labels = parse_labels(label or [])
+    assignments = [split_assignment(text) for text in set_ or []]
+    with connect(address, token, plaintext, private) as connection:
+        for document in documents:
+            kind = _document_kind(document, given_kind, private)
+            client = KindClient(connection, kind)
+            obj = parse_object(document.data, client.message_class, document.source)
+            if name:
+                obj.metadata.name = name  # type: ignore[attr-defined]
+            if tenant:
+                obj.metadata.tenant = tenant  # type: ignore[attr-defined]
+            obj.metadata.labels.update(labels)  # type: ignore[attr-defined]
+            _apply_sets(obj, assignments)
+            apply_kind_flags(obj, kind_flags)
+            try:
+                created = client.create(obj, dry_run=dry_run)
+            except CliError as error:
+                if len(documents) > 1:
+                    raise CliError(f"{document.source}: {error}") from None
+                raise
+            _print_written(kind, created, output, "valid (dry run; nothing created)" if dry_run else "created")
+
+
+def _document_kind(document: Document, given: Kind | None, private: bool) -> Kind:
+    if document.kind_word is None:
+        if given is None:
+            raise CliError(f"{document.source} does not name its kind; use: osac create KIND -f FILE")
+        return given
+    kind = resolve_kind(document.kind_word, private=private, method=Method.CREATE)
+    if given is not None and kind != given:
+        raise CliError(f"{document.source} is a {kind.message}, but KIND says {given.message}")
+    return kind
+
+
+def _apply_sets(obj: object, assignments: list[tuple[str, str]]) -> list[str]:
+    paths = []
+    for path, value in assignments:
+        try:
+            paths.append(apply_assignment(obj, path, value))  # type: ignore[arg-type]
+        except CliError as error:
+            raise CliError(f"--set {path}={value}: {error}") from None
+    return list(dict.fromkeys(paths))
+
+
+def _print_written(kind: Kind, obj: object, output: OutputFormat | None, verb: str) -> None:
+    if output is None:
+        typer.echo(f"{describe_object(kind, obj)} {verb}" + (f" (id {obj.id})" if obj.id else ""))  # type: ignore[arg-type,attr-defined]
+    elif output is OutputFormat.NAME:
+        typer.echo(f"{kind.name}/{obj.id}")  # type: ignore[attr-defined]
+    elif output is OutputFormat.YAML:
+        typer.echo("---\n" + as_yaml(to_dict(obj)).rstrip("\n"))  # type: ignore[arg-type]
+    else:
+        typer.echo(as_json(to_dict(obj)))  # type: ignore[arg-type]
+
+
+EDIT_HEADER = (
+    "# Edit the {message} below and save to send an Update (only the changed paths, with the\n"
+    "# version lock). Lines starting with '#' are ignored; an unchanged file sends nothing.\n"
+)
+
+
+@app.command()
+@reports_errors
+def edit(
+    kind_word: KindArgument,
+    word: Annotated[str, typer.Argument(metavar="ID|NAME", help="The object, by id or name.")],
+    set_: SetOption = None,
+    output: Annotated[OutputFormat | None, typer.Option("--output", "-o", help="Print the updated object.")] = None,
+    address: AddressOption = None,
+    token: TokenOption = None,
+    plaintext: PlaintextOption = False,
+    private: PrivateOption = False,
+) -> None:
+    """Change an object in $EDITOR (or with --set PATH=VALUE) and send an Update of the changed paths."""
+    kind = resolve_kind(kind_word, private=private, method=Method.UPDATE)
+    with connect(address, token, plaintext, private) as connection:
+        client = KindClient(connection, kind)
+        stored = client.find(word)
+        edited = copy.deepcopy(stored)
+        if set_:
+            paths = _apply_sets(edited, [split_assignment(text) for text in set_])
+        else:
+            text = EDIT_HEADER.format(message=describe_object(kind, stored)) + as_yaml(to_dict(stored))
+            edited = parse_yaml_object(edit_text(text), client.message_class, "the edited object")
+            paths = changed_paths(stored, edited)
+        if not paths:
+            typer.echo(f"{describe_object(kind, stored)} unchanged; nothing sent")
+            return
+        edited.id = stored.id  # type: ignore[attr-defined]
+        edited.metadata.version = stored.metadata.version  # type: ignore[attr-defined]
+        updated = client.update(edited, paths, lock=True)
+        _print_written(kind, updated, output, f"updated ({', '.join(paths)})")
+
+
+LABEL_ATTEMPTS = 3
+
+
+@app.command()
+@reports_errors
+def label(
+    kind_word: KindArgument,
+    word: Annotated[str, typer.Argument(metavar="ID|NAME", help="The object, by id or name.")],
+    changes: Annotated[list[str], typer.Argument(metavar="KEY=VALUE|KEY-...", help="Set KEY=VALUE, remove KEY-.")],
+    address: AddressOption = None,
+    token: TokenOption = None,
+    plaintext: PlaintextOption = False,
+    private: PrivateOption = False,
+) -> None:
+    """Set (k=v) and remove (k-) labels of an object."""
+    kind = resolve_kind(kind_word, private=private, method=Method.UPDATE)
+    wanted = parse_label_changes(changes)
+    with connect(address, token, plaintext, private) as connection:
+        client = KindClient(connection, kind)
+        for attempt in range(1, LABEL_ATTEMPTS + 1):
+            obj = client.find(word)
+            wanted.apply(obj.metadata.labels)  # type: ignore[attr-defined]
+            try:
+                updated = client.update(obj, ["metadata.labels"], lock=True)
+                break
+            except ApiError as error:  # someone else wrote in between: read again and retry
+                if error.code != "ABORTED" or attempt == LABEL_ATTEMPTS:
+                    raise
+        labels = ", ".join(f"{k}={v}" for k, v in sorted(updated.metadata.labels.items())) or "none"  # type: ignore[attr-defined]
+        typer.echo(f"{describe_object(kind, updated)} labelled; labels: {labels}")
+
+
+@app.command()
+@reports_errors
+def delete(
+    kind_word: KindArgument,
+    objects: ObjectsArgument,
+    address: AddressOption = None,
+    token: TokenOption = None,
+    plaintext: PlaintextOption = False,
+    private: PrivateOption = False,
+) -> None:
+    """Delete objects; those with infrastructure are torn down first, then archived."""
+    kind = resolve_kind(kind_word, private=private, method=Method.DELETE)
+    with connect(address, token, plaintext, private) as connection:
+        client = KindClient(connection, kind)
+        for word in objects:
+            obj = client.find(word)
+            client.delete(obj.id)  # type: ignore[attr-defined]
+            typer.echo(f"{describe_object(kind, obj)} deleted")
+
+
+@app.command()
+@reports_errors
+def signal(
+    kind_word: KindArgument,
+    objects: ObjectsArgument,
+    address: AddressOption = None,
+    token: TokenOption = None,
+    plaintext: PlaintextOption = False,
+) -> None:
+    """Ask the reconcilers to look at objects again (private API; retries FAILED work)."""
+    kind = resolve_kind(kind_word, private=True, method=Method.SIGNAL)
+    with connect(address, token, plaintext, True) as connection:
+        client = KindClient(connection, kind)
+        for word in objects:
+            obj = client.find(word)
+            client.signal(obj.id)  # type: ignore[attr-defined]
+            typer.echo(f"{describe_object(kind, obj)} signalled")
+
+
+@app.command(name="config-path", hidden=True)
+def print_config_path() -> None:
+    """Print where the saved login is kept."""
+    typer.echo(str(config_path()))

@@ -1,0 +1,105 @@
+"""Printing objects and events in the chosen output format, including rows that arrive later.
+
+A ``KindPrinter`` prints a listing once (table header and rows, or JSON / YAML / names) and
+then, for ``get -w``, one more row or document per change, aligned with the first table.
+Referenced ids in ``ref`` columns are shown as names, looked up once per batch.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import typer
+from google.protobuf.message import Message
+from rich.console import Console
+from rich.text import Text
+
+from osac.cli.client import KindClient, Listing
+from osac.cli.fields import ABSENT, descriptor_of, value_at
+from osac.cli.render import (
+    CellContext,
+    OutputFormat,
+    aligned,
+    as_json,
+    as_yaml,
+    event_line,
+    list_dict,
+    object_reference,
+    rows,
+    table_lines,
+    to_dict,
+)
+from osac.cli.tables import columns_for, reference_targets
+from osac.model import registry
+
+
+class KindPrinter:
+    def __init__(self, client: KindClient, output: OutputFormat) -> None:
+        self.client = client
+        self.kind = client.kind
+        self.output = output
+        self.columns = columns_for(self.kind, descriptor_of(client.message_class()))
+        self._targets = reference_targets(self.kind, self.columns)
+        self._names: dict[str, str] = {}
+        self._widths: list[int] | None = None
+
+    def print_listing(self, listing: Listing, *, single: bool = False) -> None:
+        """Everything in ``listing``; ``single``: one object asked for by id or name, printed as
+        the object rather than as a list in JSON / YAML."""
+        items = listing.items
+        if self.output is OutputFormat.TABLE:
+            if not items:
+                typer.echo(f"No {self.kind.collection} found.", err=True)
+                self._widths = [len(c.header) for c in self.columns]
+                return
+            lines, self._widths = table_lines([c.header for c in self.columns], self._rows(items))
+            for line in lines:
+                typer.echo(line)
+        elif self.output is OutputFormat.NAME:
+            for obj in items:
+                typer.echo(object_reference(self.kind.name, obj))
+        else:
+            data = to_dict(items[0]) if single and len(items) == 1 else list_dict(
+                items, listing.total, listing.revision
+            )
+            typer.echo(as_json(data) if self.output is OutputFormat.JSON else as_yaml(data).rstrip("\n"))
+
+    def print_change(self, obj: Message) -> None:
+        """One changed object, after ``print_listing`` (``get -w``)."""
+        if self.output is OutputFormat.TABLE:
+            widths = self._widths or [len(c.header) for c in self.columns]
+            typer.echo(aligned(self._rows([obj])[0], widths))
+        elif self.output is OutputFormat.NAME:
+            typer.echo(object_reference(self.kind.name, obj))
+        elif self.output is OutputFormat.JSON:
+            typer.echo(json.dumps(to_dict(obj)))
+        else:
+            typer.echo("---\n" + as_yaml(to_dict(obj)).rstrip("\n"))
+
+    def _rows(self, items: Sequence[Message]) -> list[list[str]]:
+        self._learn_names(items)
+        return rows(items, self.columns, CellContext(names=self._names))
+
+    def _learn_names(self, items: Sequence[Message]) -> None:
+        for path, target in self._targets.items():
+            ids = {value_at(obj, path) for obj in items} - {ABSENT, ""} - set(self._names)
+            if ids:
+                other = KindClient(self.client.connection, registry.get(target))
+                self._names.update(other.names(str(i) for i in ids))
+
+
+def print_event(event: Message, output: OutputFormat) -> None:
+    if output is OutputFormat.JSON:
+        typer.echo(json.dumps(to_dict(event)))
+    else:
+        typer.echo(event_line(event))
+
+
+def print_lines(lines: Sequence[str]) -> None:
+    """Lines on stdout through Rich: section titles (lines ending with ':' at column 0) in bold
+    on a terminal, plain text in a pipe; no markup, no wrapping."""
+    console = Console(highlight=False, markup=False, soft_wrap=True, emoji=False)
+    for line in lines:
+        is_title = bool(line) and not line.startswith(" ") and line.endswith(":")
+        console.print(Text(line, style="bold" if is_title else ""))

@@ -1,0 +1,114 @@
+"""``osac serve``: settings from flags, environment and the ``--config`` file, then the server.
+
+Flags win over the config file: the file is loaded first and the flags given are written over
+it. The simulator speed goes into ``config["simulator"]["speed"]`` (``"instant"`` or a factor),
+where the simulator provider reads it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from pathlib import Path
+from typing import Any
+
+from osac.cli.errors import CliError
+from osac.server.settings import Settings, load_config
+
+INSTANT = "instant"
+DEFAULT_SPEED = "60"
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+#: Libraries whose INFO lines are noise at ``--log-level info``.
+QUIET_LOGGERS = ("alembic", "aiosqlite", "sqlalchemy", "httpx", "uvicorn")
+
+
+def parse_speed(text: str) -> str | float:
+    """``instant`` or a positive factor (``60``: a simulated minute per second).
+
+    :raises CliError: anything else.
+    """
+    word = text.strip().lower()
+    if word == INSTANT:
+        return INSTANT
+    try:
+        speed = float(word)
+    except ValueError:
+        raise CliError(f"--simulator-speed '{text}': expected 'instant' or a positive number") from None
+    if speed <= 0:
+        raise CliError(f"--simulator-speed '{text}': expected 'instant' or a positive number")
+    return speed
+
+
+def build_settings(
+    *,
+    data_dir: Path | None,
+    db_url: str | None,
+    grpc_address: str,
+    http_address: str,
+    run_controllers: bool,
+    bootstrap: Path | None,
+    config_file: Path | None,
+    simulator_speed: str,
+) -> Settings:
+    """:raises CliError: an unreadable or malformed config file, or a bad speed."""
+    try:
+        config: dict[str, Any] = load_config(config_file)
+    except (OSError, ValueError) as error:
+        raise CliError(f"--config {config_file}: {error}") from error
+    simulator = config.setdefault("simulator", {})
+    if not isinstance(simulator, dict):
+        raise CliError(f"--config {config_file}: 'simulator' must be a mapping")
+    simulator["speed"] = parse_speed(simulator_speed)
+    if bootstrap is not None and not bootstrap.is_file():
+        raise CliError(f"--bootstrap {bootstrap}: no such file")
+    settings = Settings(
+        db_url=db_url,
+        grpc_address=grpc_address,
+        http_address=http_address,
+        run_controllers=run_controllers,
+        bootstrap=bootstrap,
+        config=config,
+    )
+    if data_dir is not None:
+        settings.data_dir = data_dir.expanduser()
+    return settings
+
+
+def configure_logging(level: str) -> None:
+    numeric = logging.getLevelName(level.upper())
+    if not isinstance(numeric, int):
+        raise CliError(f"--log-level '{level}': expected debug, info, warning or error")
+    logging.basicConfig(level=numeric, format=LOG_FORMAT, force=True)
+    if numeric > logging.DEBUG:
+        for name in QUIET_LOGGERS:
+            logging.getLogger(name).setLevel(max(numeric, logging.WARNING))
+
+
+def serve(settings: Settings) -> None:
+    """Run the server until Ctrl-C or SIGTERM, then stop it cleanly."""
+    log = logging.getLogger("osac.serve")
+    log.info("data directory %s", settings.data_dir)
+    try:
+        asyncio.run(_serve_until_signalled(settings))
+    except KeyboardInterrupt:
+        pass
+    except (OSError, RuntimeError) as error:  # a port in use, an unwritable data directory
+        raise CliError(f"cannot serve: {error}") from error
+    except Exception as error:
+        log.exception("the server failed")
+        raise CliError(f"the server failed: {error}") from error
+    log.info("stopped")
+
+
+async def _serve_until_signalled(settings: Settings) -> None:
+    from osac.server.app import Application
+
+    task = asyncio.create_task(Application(settings).serve_forever())
+    loop = asyncio.get_running_loop()
+    for number in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(number, task.cancel)
+    with contextlib.suppress(asyncio.CancelledError):
+        await task

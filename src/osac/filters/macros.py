@@ -1,0 +1,96 @@
+"""Comprehensions: ``list.exists(x, p)``, ``list.all(x, p)`` (and over the keys of a map).
+
+Each becomes a correlated ``EXISTS`` over ``json_each`` (SQLite) or ``jsonb_array_elements`` /
+``jsonb_each`` (PostgreSQL). When the predicate can be an error (NULL) the result follows CEL:
+``exists`` is true if any element matches, else an error if any element errs, else false.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    ColumnElement,
+    FromClause,
+    Integer,
+    case,
+    cast,
+    false,
+    func,
+    not_,
+    null,
+    true,
+)
+from sqlalchemy.sql.elements import Grouping
+
+from osac.filters.dialect import aggregate_rows, rows_exist
+from osac.filters.errors import FilterError
+from osac.filters.operands import Operand, Ref, Sql
+from osac.filters.types import BOOL, FilterType, Kind
+from osac.filters.values import Context, as_predicate, describe, guards, predicate_sql, when
+
+RESERVED_NAMES = ("this", "event", "now")
+
+
+def comprehension(
+    ctx: Context,
+    macro: str,
+    target: Operand,
+    variable: str,
+    compile_predicate: Callable[[Operand], Operand],
+) -> Operand:
+    """``target.<macro>(variable, predicate)`` for macro ``exists`` or ``all``."""
+    if variable in RESERVED_NAMES:
+        raise FilterError(f"'{variable}' cannot name the variable of {macro}(); pick another name")
+    if not (isinstance(target, Ref) and target.type.kind in (Kind.LIST, Kind.MAP)):
+        raise FilterError(f"{macro}() applies to repeated and map fields, not {describe(target)}")
+    rows, item = _items(ctx, target, variable)
+    predicate = as_predicate(ctx, compile_predicate(item), f"the predicate of {macro}()")
+    condition = predicate_sql(predicate)
+    nullable = isinstance(predicate, Sql) and predicate.nullable
+    result: ColumnElement[bool]
+    if not nullable:
+        result = rows_exist(rows, condition) if macro == "exists" else not_(rows_exist(rows, not_(condition)))
+    else:
+        result = _three_valued(macro, rows, condition)
+    conditions = guards(ctx, target, len(target.path))
+    return Sql(BOOL, when(conditions, result), nullable or bool(conditions))
+
+
+def _three_valued(macro: str, rows: FromClause, condition: ColumnElement[bool]) -> ColumnElement[bool]:
+    """CEL's rule for a predicate that can err, reading the predicate once per row.
+
+    Each row scores true 2, error 1, false 0; ``exists`` takes the highest score and ``all`` the
+    lowest (an empty list: false for exists, true for all).
+    """
+    score = func.coalesce(cast(Grouping(condition), Integer()) * 2, 1)
+    if macro == "exists":
+        best = aggregate_rows(rows, func.max(score))
+        return case({2: true(), 1: null()}, value=best, else_=false())
+    worst = aggregate_rows(rows, func.min(score))
+    return case({0: false(), 1: null()}, value=worst, else_=true())
+
+
+def _items(ctx: Context, target: Ref, variable: str) -> tuple[Any, Operand]:
+    """The FROM item to iterate and what the variable stands for in each row."""
+    element_type = target.type.element
+    assert element_type is not None
+    if target.type.kind is Kind.LIST:
+        rows, source = ctx.dialect.array_elements(target.source, target.keys)
+        owner = element_type.message.name if element_type.message is not None else target.owner
+        return rows, Ref(element_type, source, (), variable, owner)
+    key_type = target.type.key
+    assert key_type is not None
+    rows, key_text, _ = ctx.dialect.map_entries(target.source, target.keys)
+    return rows, _key_value(key_type, key_text)
+
+
+def _key_value(key_type: FilterType, key_text: ColumnElement[Any]) -> Sql:
+    """A map key as its proto type: JSON object keys are always text."""
+    if key_type.kind is Kind.BOOL:
+        return Sql(key_type, key_text == "true")
+    if key_type.kind is Kind.INT:
+        return Sql(key_type, cast(key_text, BigInteger()))
+    return Sql(key_type, key_text)
