@@ -1,0 +1,76 @@
+"""What the server offers besides the resources: health, reflection, OpenAPI, metrics, bootstrap."""
+
+from __future__ import annotations
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2
+
+from osac.auth.subject import Role
+from osac.model import registry
+
+
+async def test_grpc_health_and_reflection_v1(server) -> None:
+    async with grpc.aio.insecure_channel(server.grpc_target) as channel:
+        health = health_pb2_grpc.HealthStub(channel)
+        reply = await health.Check(health_pb2.HealthCheckRequest())
+        assert reply.status == health_pb2.HealthCheckResponse.SERVING
+        # grpc.reflection.v1 uses the v1alpha messages on the wire.
+        call = channel.stream_stream(
+            "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+            request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
+            response_deserializer=reflection_pb2.ServerReflectionResponse.FromString,
+        )
+        responses = call(iter([reflection_pb2.ServerReflectionRequest(list_services="")]))
+        services = set()
+        async for response in responses:
+            services = {s.name for s in response.list_services_response.service}
+            break
+    assert "osac.public.v1.Subnets" in services and "osac.private.v1.Hubs" in services
+    assert "grpc.reflection.v1.ServerReflection" in services and "grpc.health.v1.Health" in services
+    assert "osac.public.v1.Hubs" not in services
+
+
+async def test_openapi_describes_every_collection(server) -> None:
+    document = (await server.rest(None).request("GET", "/openapi.json")).json()
+    assert document["openapi"].startswith("3.")
+    for kind in registry.KINDS:
+        if kind.has_public_api:
+            assert f"/api/fulfillment/v1/{kind.collection}" in document["paths"], kind.name
+            assert f"/api/fulfillment/v1/{kind.collection}/{{id}}" in document["paths"], kind.name
+        assert f"/api/private/v1/{kind.collection}" in document["paths"], kind.name
+    subnet = document["components"]["schemas"]["osac.public.v1.Subnet"]
+    assert set(subnet["properties"]) == {"id", "metadata", "spec", "status"}
+    assert "/api/events/v1/events" in document["paths"]
+
+
+async def test_healthz_and_metrics(server) -> None:
+    client = server.rest(server.token(Role.PROVIDER_ADMIN))
+    assert (await client.request("GET", "/healthz")).text == "ok\n"
+    await client.request("GET", "/api/fulfillment/v1/subnets")
+    metrics = (await client.request("GET", "/metrics")).text
+    assert 'osac_api_requests_total{api="public",code="OK",method="List",service="Subnets",transport="rest"}' in metrics
+
+
+async def test_bootstrap_catalogue_is_ordinary_objects(server) -> None:
+    admin = server.rest(server.token(Role.PROVIDER_ADMIN))
+    classes = (await admin.request("GET", "/api/private/v1/network_classes")).json()
+    [default] = classes["items"]
+    assert default["is_default"] is True and default["fabric_manager"] == "sim-fabric"
+    assert default["metadata"]["creator"] == "system" and default["metadata"]["tenant"] == "shared"
+    names = {item["metadata"]["name"] for item in (await admin.request("GET", "/api/fulfillment/v1/host_types")).json()["items"]}
+    assert names == {"vm-standard", "bm-standard"}
+    tenant_user = server.rest(server.token(Role.TENANT_USER, ("acme",)))
+    public = (await tenant_user.request("GET", "/api/fulfillment/v1/network_classes")).json()["items"][0]
+    assert "fabric_manager" not in public and public["is_default"] is True
+
+
+async def test_cluster_credentials_before_control_plane(server) -> None:
+    admin = server.rest(server.token(Role.PROVIDER_ADMIN))
+    await admin.request("POST", "/api/fulfillment/v1/tenants", json={"metadata": {"name": "acme"}})
+    alice = server.rest(server.token(Role.TENANT_ADMIN, ("acme",)))
+    cluster = (await alice.request("POST", "/api/fulfillment/v1/clusters", json={"metadata": {"name": "prod"}, "spec": {"template": "ocp-small"}})).json()
+    response = await alice.request("GET", f"/api/fulfillment/v1/clusters/{cluster['id']}/kubeconfig")
+    assert response.status_code == 400
+    assert response.json()["message"] == (
+        "Cluster 'prod': the control plane has not been available yet; the kubeconfig is served once it is")
