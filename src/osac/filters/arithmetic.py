@@ -1,8 +1,9 @@
 """Arithmetic: ``+ - * / %`` and unary minus.
 
-Integers follow CEL (64-bit, division and remainder truncate toward zero); an int mixed with a
-double is promoted to double. Division or remainder by zero is an error: a constant one is a
-FilterError, a computed one is NULL in SQL and so never matches. Timestamp and duration
+Integers follow CEL: 64-bit, division and remainder truncate toward zero, and overflow or a
+division by zero is an error. An error in a constant is a FilterError; in SQL it is NULL (the
+dialect detects overflow instead of letting the database fail the query), which never matches.
+An int mixed with a double is promoted to double. Timestamp and duration
 arithmetic is folded to a constant in Python (``now - duration("1h")``); it is not available
 on fields, whose comparison is rewritten by the caller (``field > now - duration("1h")``).
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import BigInteger, ColumnElement, Float, cast, func
+from sqlalchemy import ColumnElement, Float, cast, func
 
 from osac.filters.enums import EnumIndex
 from osac.filters.errors import FilterError
@@ -41,18 +42,31 @@ def arithmetic(ctx: Context, op: str, left: Operand, right: Operand) -> Operand:
     nullable = left_sql.nullable or right_sql.nullable
     if result_type.kind is Kind.STRING:
         return Sql(STRING, left_sql.expr.concat(right_sql.expr), nullable)
-    sql_type = Float() if result_type.kind is Kind.DOUBLE else BigInteger()
-    a, b = _numeric(left_sql, sql_type), _numeric(right_sql, sql_type)
-    if op == "+":
-        return Sql(result_type, a + b, nullable)
-    if op == "-":
-        return Sql(result_type, a - b, nullable)
-    if op == "*":
-        return Sql(result_type, a * b, nullable)
+    if result_type.kind is Kind.DOUBLE:
+        return _double_arithmetic(op, right, _as_double(left_sql), _as_double(right_sql), nullable)
+    dialect = ctx.dialect
+    a, b = dialect.int_operand(left_sql.expr), dialect.int_operand(right_sql.expr)
+    if op in ("+", "-", "*"):
+        result = a + b if op == "+" else a - b if op == "-" else a * b
+        return Sql(INT, dialect.checked_int(result), nullable=True)
     divisor, may_be_zero = _divisor(right, b)
     if op == "/":
-        return Sql(result_type, a.op("/", return_type=sql_type)(divisor), nullable or may_be_zero)
-    return Sql(result_type, a % divisor, nullable or may_be_zero)
+        # Only int64 min / -1 overflows.
+        return Sql(INT, dialect.checked_int(dialect.int_quotient(a, divisor)), nullable=True)
+    return Sql(INT, a % divisor, nullable or may_be_zero)
+
+
+def _double_arithmetic(
+    op: str, right: Ref | Sql | Const, a: ColumnElement[Any], b: ColumnElement[Any], nullable: bool
+) -> Sql:
+    if op == "+":
+        return Sql(DOUBLE, a + b, nullable)
+    if op == "-":
+        return Sql(DOUBLE, a - b, nullable)
+    if op == "*":
+        return Sql(DOUBLE, a * b, nullable)
+    divisor, may_be_zero = _divisor(right, b)
+    return Sql(DOUBLE, a.op("/", return_type=Float())(divisor), nullable or may_be_zero)
 
 
 def negate(ctx: Context, operand: Operand) -> Operand:
@@ -64,8 +78,10 @@ def negate(ctx: Context, operand: Operand) -> Operand:
         return Const(result_type, _check_int(result_type, -operand.value))
     if isinstance(operand, (Ref, Sql)) and operand.type.is_numeric:
         value = to_sql(ctx, operand)
-        result_type = DOUBLE if operand.type.kind is Kind.DOUBLE else INT
-        return Sql(result_type, -value.expr, value.nullable)
+        if operand.type.kind is Kind.DOUBLE:
+            return Sql(DOUBLE, -value.expr, value.nullable)
+        negated = -ctx.dialect.int_operand(value.expr)
+        return Sql(INT, ctx.dialect.checked_int(negated), nullable=True)  # -(int64 min) overflows
     raise FilterError(f"unary '-' does not apply to {describe(operand)}")
 
 
@@ -89,10 +105,8 @@ def _result_type(op: str, left: Ref | Sql | Const, right: Ref | Sql | Const) -> 
     raise FilterError(f"operator '{op}' does not apply to {describe(left)} and {describe(right)}")
 
 
-def _numeric(value: Sql, sql_type: Any) -> ColumnElement[Any]:
-    if isinstance(sql_type, Float) and value.type.kind is Kind.INT:
-        return cast(value.expr, Float())
-    return value.expr
+def _as_double(value: Sql) -> ColumnElement[Any]:
+    return cast(value.expr, Float()) if value.type.kind is Kind.INT else value.expr
 
 
 def _divisor(right: Ref | Sql | Const, expr: ColumnElement[Any]) -> tuple[ColumnElement[Any], bool]:

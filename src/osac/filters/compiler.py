@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
+from google.protobuf.descriptor import Descriptor
 from sqlalchemy import Boolean, ColumnElement, and_, false, func, not_, or_, true
 
 from osac.filters.arithmetic import arithmetic, negate
@@ -52,7 +54,6 @@ from osac.filters.values import Context, as_predicate, describe, presence
 
 _DIALECTS: dict[str, type[JsonDialect]] = {"sqlite": SqliteJson, "postgresql": PostgresqlJson}
 _RELATIONS = ("==", "!=", "<", "<=", ">", ">=")
-_ARITHMETIC = ("+", "-", "*", "/", "%")
 
 Scope = Mapping[str, Operand]
 
@@ -103,7 +104,7 @@ class _Compiler:
         else:
             self.scope = {"event": EventValue(root), "now": now}
             variable = "event"
-        self.ctx = Context(dialect, EnumIndex(root.descriptor, variable))
+        self.ctx = Context(dialect, _enum_index(root.descriptor, variable))
 
     def compile(self, node: Node, scope: Scope) -> Operand:
         if isinstance(node, Literal):
@@ -248,6 +249,11 @@ class _Compiler:
             return Const(BOOL, not absorbing)
         combine = or_ if absorbing else and_
         return Sql(BOOL, combine(*(part.expr for part in parts)), any(part.nullable for part in parts))
+
+
+@lru_cache(maxsize=256)
+def _enum_index(descriptor: Descriptor, variable: str) -> EnumIndex:
+    return EnumIndex(descriptor, variable)
 
 
 def _constant(value: object) -> Const:

@@ -79,6 +79,19 @@ class JsonDialect(ABC):
         """``text`` in code point order, for ``<``-style comparisons of strings and timestamps."""
         return text
 
+    def int_operand(self, value: ColumnElement[Any]) -> ColumnElement[Any]:
+        """An integer as computed with, so that an overflow can be detected instead of raised."""
+        return value
+
+    def int_quotient(self, dividend: ColumnElement[Any], divisor: ColumnElement[Any]) -> ColumnElement[Any]:
+        """Integer division truncating toward zero (CEL, C)."""
+        return dividend.op("/", return_type=BigInteger())(divisor)
+
+    @abstractmethod
+    def checked_int(self, value: ColumnElement[Any]) -> ColumnElement[Any]:
+        """``value`` if it fits in int64, else NULL: CEL's overflow error, without repeating
+        ``value`` (clamp it to just outside the range, then NULLIF the bounds)."""
+
     def string_length(self, text: ColumnElement[str]) -> ColumnElement[int]:
         return func.length(text, type_=BigInteger)
 
@@ -96,11 +109,7 @@ def rows_exist(rows: FromClause, condition: ColumnElement[bool]) -> ColumnElemen
     return exists(select(literal_column("1")).select_from(rows).where(condition).correlate_except(rows))
 
 
-def aggregate_rows(rows: FromClause, aggregate: ColumnElement[Any]) -> ColumnElement[Any]:
-    """``(SELECT aggregate FROM rows)``, correlated like ``rows_exist``."""
-    return select(aggregate).select_from(rows).correlate_except(rows).scalar_subquery()
-
-
 def count_rows(rows: FromClause) -> ColumnElement[int]:
-    """``(SELECT count(1) FROM rows)``."""
-    return aggregate_rows(rows, func.count(literal_column("1")))
+    """``(SELECT count(1) FROM rows)``, correlated like ``rows_exist``."""
+    query = select(func.count(literal_column("1"))).select_from(rows).correlate_except(rows)
+    return query.scalar_subquery()

@@ -11,7 +11,6 @@ from osac.filters.types import BOOL, DURATION, INT, TIMESTAMP, Kind
 from osac.filters.values import Context, describe, guards, to_sql, when
 
 SUPPORTED = ("has", "size", "startsWith", "endsWith", "contains", "exists", "all", "timestamp", "duration")
-_STRING_TESTS = ("startsWith", "endsWith", "contains")
 
 
 def unsupported(name: str) -> FilterError:

@@ -19,13 +19,15 @@ from sqlalchemy import (
     cast,
     false,
     func,
+    literal_column,
     not_,
     null,
+    select,
     true,
 )
 from sqlalchemy.sql.elements import Grouping
 
-from osac.filters.dialect import aggregate_rows, rows_exist
+from osac.filters.dialect import rows_exist
 from osac.filters.errors import FilterError
 from osac.filters.operands import Operand, Ref, Sql
 from osac.filters.types import BOOL, FilterType, Kind
@@ -66,10 +68,16 @@ def _three_valued(macro: str, rows: FromClause, condition: ColumnElement[bool]) 
     lowest (an empty list: false for exists, true for all).
     """
     score = func.coalesce(cast(Grouping(condition), Integer()) * 2, 1)
+    # ORDER BY ... LIMIT 1 rather than max(): an aggregate over a predicate that reads only the
+    # outer row would belong to the outer query (and PostgreSQL rejects it in WHERE).
+    # Sorting by position keeps the predicate written once (and SQLite does not allow outer
+    # columns in a subquery's ORDER BY).
+    ranked = select(score).select_from(rows).correlate_except(rows).limit(1)
+    first_column: ColumnElement[int] = literal_column("1")
     if macro == "exists":
-        best = aggregate_rows(rows, func.max(score))
+        best = ranked.order_by(first_column.desc()).scalar_subquery()
         return case({2: true(), 1: null()}, value=best, else_=false())
-    worst = aggregate_rows(rows, func.min(score))
+    worst = ranked.order_by(first_column).scalar_subquery()
     return case({0: false(), 1: null()}, value=worst, else_=true())
 
 

@@ -16,7 +16,7 @@ from osac.filters.roots import EventRoot
 from osac.filters.types import FilterType
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Source:
     """A JSON document in SQL: the ``data`` column, or one element of an array being iterated.
 
@@ -38,7 +38,7 @@ class Segment:
     is_key: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Ref:
     """A location in a stored object, typed by the descriptor of the API called."""
 
@@ -72,7 +72,7 @@ class Const:
     value: Any
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Sql:
     """A computed SQL value. ``nullable`` means it can be NULL (an evaluation error)."""
 

@@ -95,6 +95,19 @@ class PostgresqlJson(JsonDialect):
     def array_length(self, source: Source, path: tuple[str, ...]) -> ColumnElement[int]:
         return func.coalesce(func.jsonb_array_length(self._json(source, path)), 0, type_=BigInteger)
 
+    def int_operand(self, value: ColumnElement[Any]) -> ColumnElement[Any]:
+        # NUMERIC cannot overflow, so checked_int can turn an overflow into NULL instead of
+        # PostgreSQL failing the whole query with "bigint out of range".
+        return cast(value, Numeric())
+
+    def int_quotient(self, dividend: ColumnElement[Any], divisor: ColumnElement[Any]) -> ColumnElement[Any]:
+        return func.trunc(dividend.op("/", return_type=Numeric())(divisor), type_=Numeric)
+
+    def checked_int(self, value: ColumnElement[Any]) -> ColumnElement[Any]:
+        low, high = literal(-(2**63) - 1, Numeric()), literal(2**63, Numeric())
+        clamped = func.least(func.greatest(value, low), high, type_=Numeric)
+        return func.nullif(func.nullif(clamped, low), high, type_=Numeric)
+
     def starts_with(self, text: ColumnElement[str], prefix: ColumnElement[str] | str) -> ColumnElement[bool]:
         if isinstance(prefix, str):
             return text.like(escape_like(prefix) + "%", escape=LIKE_ESCAPE)

@@ -15,6 +15,7 @@ from sqlalchemy import (
     String,
     case,
     cast,
+    false,
     not_,
     null,
     or_,
@@ -152,6 +153,10 @@ def _compare_booleans(op: str, left: ColumnElement[Any], right: ColumnElement[An
 
 def _in_list_literal(ctx: Context, element: Operand, container: ListValue) -> Operand:
     if not container.items:
+        if isinstance(element, (Ref, Sql)):
+            value = to_sql(ctx, element)
+            if value.nullable:  # an error stays an error, even against an empty list
+                return Sql(BOOL, case((is_null(value.expr), null()), else_=false()), True)
         return Const(BOOL, False)
     items = [_resolve_against(ctx, item, _enum_of(element)) for item in container.items]
     item_enum = next((_enum_of(item) for item in items if _enum_of(item) is not None), None)

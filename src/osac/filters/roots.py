@@ -9,7 +9,7 @@ from google.protobuf.descriptor import Descriptor
 from sqlalchemy import ColumnElement
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ObjectRoot:
     """``this``: the object in the shape of the API called.
 
@@ -22,7 +22,7 @@ class ObjectRoot:
     data: ColumnElement[Any]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class EventRoot:
     """``event``: one row of the events outbox, in the shape of the ``Event`` message.
 

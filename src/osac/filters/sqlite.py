@@ -19,6 +19,7 @@ from sqlalchemy import (
     Numeric,
     String,
     and_,
+    case,
     cast,
     func,
     literal,
@@ -110,6 +111,15 @@ class SqliteJson(JsonDialect):
     def array_length(self, source: Source, path: tuple[str, ...]) -> ColumnElement[int]:
         document, rest = self._locate(source, path)
         return func.coalesce(func.json_array_length(document, _path(rest)), 0, type_=BigInteger)
+
+    def checked_int(self, value: ColumnElement[Any]) -> ColumnElement[Any]:
+        # SQLite turns an overflowing integer result into a REAL. json_each(json_array(v)) names
+        # the value once and tells its type, so the test does not repeat the expression.
+        cell = func.json_each(func.json_array(value)).table_valued("type", "value")
+        query = (
+            select(case((cell.c.type == "integer", cell.c.value))).select_from(cell).correlate_except(cell)
+        )
+        return type_coerce(query.scalar_subquery(), BigInteger())
 
     def starts_with(self, text: ColumnElement[str], prefix: ColumnElement[str] | str) -> ColumnElement[bool]:
         if isinstance(prefix, str):

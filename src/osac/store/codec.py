@@ -23,8 +23,8 @@ TIMESTAMP = "google.protobuf.Timestamp"
 
 def format_timestamp(seconds: int, nanos: int) -> str:
     """The fixed-width RFC 3339 text of a timestamp (always 9 fractional digits, UTC)."""
-    base = datetime.fromtimestamp(seconds, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S")
-    return f"{base}.{nanos:09d}Z"
+    moment = datetime.fromtimestamp(seconds, tz=UTC)
+    return f"{moment.year:04d}-{moment.strftime('%m-%dT%H:%M:%S')}.{nanos:09d}Z"
 
 
 def format_datetime(value: datetime) -> str:
