@@ -1,19 +1,81 @@
-"""The Tenant reconciler: tenant state and the DEFAULT_NETWORKING_READY condition.
+"""The Tenant reconciler: the DEFAULT_NETWORKING_READY condition and tenant state
+(networking.md §6.2), and the teardown of the defaults when the tenant is deleted (§10.4).
 
-Default networking objects are created with the tenant by the networking service (issue #3);
-until a default network class with ``defaults`` exists, the condition is TRUE with reason
-``DefaultsNotConfigured`` and the tenant is READY (networking.md §6.2).
+The condition is evaluated until it first becomes TRUE; then it and READY stay (later trouble
+shows on the objects themselves). A failure reason makes the tenant FAILED; when the failed
+default recovers the tenant goes READY.
 """
 
 from __future__ import annotations
 
-from osac.controllers.conditions import TRUE, set_condition
+from datetime import timedelta
+
+from google.protobuf.message import Message
+from sqlalchemy import select
+
+from osac.controllers import topology
+from osac.controllers.conditions import FALSE, TRUE, find_condition, set_condition
 from osac.controllers.objects import ObjectReconciler, add_finalizer, copy, is_deleting, remove_finalizer
 from osac.controllers.runtime import ObjectKey, Result
+from osac.model import registry
+from osac.services.context import Caller
+from osac.services.defaults import CREATED_REASON, DEFAULT_LABEL
+from osac.store import lifecycle, schema
+from osac.store.objects import Tx
+from osac.store.tables import LIVE
 
 DEFAULT_NETWORKING_READY = 1
-STATE_READY = 2
-NOT_CONFIGURED_MESSAGE = "no tenant defaults are configured; no default networking was created"
+PENDING, READY, FAILED = 1, 2, 3
+NOT_CONFIGURED = "no tenant defaults are configured; no default networking was created"
+#: While defaults provision (or are torn down), the tenant looks again this often.
+POLL = timedelta(seconds=1)
+
+#: (kind, failure reason) in the order of §6.2; the NAT ExternalIP's failure is the gateway's.
+DEFAULTS = (
+    ("virtual_network", "VirtualNetworkProvisioningFailed"),
+    ("subnet", "SubnetProvisioningFailed"),
+    ("security_group", "SecurityGroupProvisioningFailed"),
+    ("external_ip", "NATGatewayProvisioningFailed"),
+    ("nat_gateway", "NATGatewayProvisioningFailed"),
+)
+#: Teardown order of a tenant holding only defaults (§10.4).
+TEARDOWN = ("nat_gateway", "external_ip", "security_group", "subnet", "virtual_network")
+
+
+async def default_objects(tx: Tx, tenant: str) -> dict[str, list[Message]]:
+    found: dict[str, list[Message]] = {}
+    for kind_name in TEARDOWN:
+        kind = registry.get(kind_name)
+        table = LIVE[kind_name]
+        objects = await tx.find(kind, table.c.tenant == tenant)
+        found[kind_name] = [o for o in objects if o.metadata.labels.get(DEFAULT_LABEL) == "true"]  # type: ignore[attr-defined]
+    return found
+
+
+async def defaults_were_created(tx: Tx, tenant_id: str) -> bool:
+    table = schema.lifecycle_events
+    rows = await tx.conn.execute(select(table.c.data).where(table.c.object_id == tenant_id))
+    return any(data.get("reason") == CREATED_REASON for (data,) in rows)
+
+
+def evaluate(objects: dict[str, list[Message]], created: bool) -> tuple[int, str, str]:
+    """(condition status, reason, message) of DEFAULT_NETWORKING_READY (§6.2 table)."""
+    if not created and not any(objects.values()):
+        return TRUE, "DefaultsNotConfigured", NOT_CONFIGURED
+    waiting = []
+    for kind_name, reason in DEFAULTS:
+        kind = registry.get(kind_name)
+        for obj in objects[kind_name]:
+            label = f"{kind.message} '{obj.metadata.name}'"  # type: ignore[attr-defined]
+            if obj.status.state == kind.state_value("FAILED"):  # type: ignore[attr-defined]
+                culprit = "NATGateway 'default'" if kind_name == "external_ip" else label
+                return FALSE, reason, f"{culprit} failed to provision: {obj.status.message}"  # type: ignore[attr-defined]
+            ready = kind.state_value("ALLOCATED" if kind_name == "external_ip" else "READY")
+            if obj.status.state != ready:  # type: ignore[attr-defined]
+                waiting.append(f"{label} ({topology.state_name(kind_name, obj)})")
+    if waiting:
+        return FALSE, "Provisioning", "waiting for " + ", ".join(waiting)
+    return TRUE, "Ready", "default networking is ready"
 
 
 class TenantReconciler(ObjectReconciler):
@@ -24,16 +86,44 @@ class TenantReconciler(ObjectReconciler):
             stored = await self.load(tx, key.id)
             if stored is None:
                 return Result()
-            desired = copy(stored)
             if is_deleting(stored):
-                remove_finalizer(desired)
-                await self.write(tx, desired, stored)
-                return Result()
+                return await self._teardown(tx, stored)
+            desired = copy(stored)
             add_finalizer(desired)
             status = desired.status  # type: ignore[attr-defined]
-            set_condition(status.conditions, DEFAULT_NETWORKING_READY, TRUE, "DefaultsNotConfigured",
-                          NOT_CONFIGURED_MESSAGE, tx.clock.now())
-            status.state = STATE_READY
-            status.message = "tenant is ready"
-            await self.write(tx, desired, stored)
+            condition = find_condition(status.conditions, DEFAULT_NETWORKING_READY)
+            if condition is not None and condition.status == TRUE:  # type: ignore[attr-defined]
+                status.state = READY
+                await self.write(tx, desired, stored)
+                return Result()
+            objects = await default_objects(tx, stored.metadata.name)  # type: ignore[attr-defined]
+            verdict, reason, message = evaluate(objects, await defaults_were_created(tx, key.id))
+            set_condition(status.conditions, DEFAULT_NETWORKING_READY, verdict, reason, message, tx.clock.now())
+            before = stored.status.state  # type: ignore[attr-defined]
+            if verdict == TRUE:
+                status.state, status.message = READY, "tenant is ready"
+            elif reason == "Provisioning":
+                status.state = FAILED if before == FAILED else PENDING
+                status.message = message
+            else:
+                status.state, status.message = FAILED, message
+            written = await self.write(tx, desired, stored)
+            if verdict == TRUE and reason == "Ready":
+                await lifecycle.record(tx, self.descriptor, written, lifecycle.NORMAL, "DefaultNetworkingReady", message)
+            elif status.state == FAILED and before != FAILED:
+                await lifecycle.record(tx, self.descriptor, written, lifecycle.WARNING, "DefaultNetworkingFailed", message)
+        return Result() if verdict == TRUE or status.state == FAILED else Result(requeue_after=POLL)
+
+    async def _teardown(self, tx: Tx, stored: Message) -> Result:
+        """Delete the defaults one kind after the other; archive the tenant when none is left."""
+        objects = await default_objects(tx, stored.metadata.name)  # type: ignore[attr-defined]
+        for kind_name in TEARDOWN:
+            if objects[kind_name]:
+                for obj in objects[kind_name]:
+                    if not is_deleting(obj):
+                        await self.services[kind_name].delete_in(tx, Caller.system(), obj.id)  # type: ignore[attr-defined]
+                return Result(requeue_after=POLL)
+        desired = copy(stored)
+        remove_finalizer(desired)
+        await self.write(tx, desired, stored)
         return Result()

@@ -17,6 +17,7 @@ from osac.auth.dev_issuer import DevIssuer
 from osac.auth.issuers import load_trusted_issuers
 from osac.auth.verifier import TokenVerifier
 from osac.model import protos, registry
+from osac.providers.registry import load_managers
 from osac.server import bootstrap
 from osac.server.authn import Authenticator
 from osac.server.endpoints import EventEndpoints, KindEndpoints, LifecycleEventEndpoints
@@ -74,7 +75,10 @@ class Application:
         await migrate_async(url)
         self.engines = create_engines(url)
         self.store = Store(self.engines, self.clock, on_commit=self.wakeup.notify)
-        self.services = Services(self.store)
+        self.services = Services(self.store, settings.config)
+        self.managers = load_managers(
+            settings.config, clock=self.clock, engine=self.engines.writer, reader=self.engines.reader
+        )
         self.events = EventsService(self.store, self.wakeup)
         self.lifecycle_events = LifecycleEventsService(self.store)
         self.dev_issuer = DevIssuer(settings.data_dir, clock=self.clock) if settings.dev_issuer else None

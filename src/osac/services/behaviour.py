@@ -62,8 +62,30 @@ class Behaviour:
     async def check_delete(self, ctx: WriteContext, obj: Message) -> None:
         """Refuse a delete (FailedPrecondition naming the dependents)."""
 
+    async def on_signal(self, ctx: WriteContext, obj: Message) -> bool:
+        """A private Signal: retry failed work (api.md §3). By default FAILED goes back to
+        PENDING and DELETE_FAILED to DELETING, so the reconciler (level-triggered) retries with a
+        fresh budget. Returns whether ``obj`` was changed."""
+        if self.derived_status or self.kind.state_enum is None:
+            return False
+        state = obj.status.state  # type: ignore[attr-defined]
+        if state == self.kind.state_value("FAILED"):
+            obj.status.state = self.kind.state_value("PENDING")  # type: ignore[attr-defined]
+            obj.status.message = "retrying after Signal"  # type: ignore[attr-defined]
+            return True
+        if state == self.kind.state_value("DELETE_FAILED"):
+            obj.status.state = self.kind.state_value("DELETING")  # type: ignore[attr-defined]
+            obj.status.message = "retrying teardown after Signal"  # type: ignore[attr-defined]
+            return True
+        return False
+
     async def restart_teardown(self, ctx: WriteContext, obj: Message) -> None:
         """Delete on an object in DELETE_FAILED: reset the retry budget and state."""
+
+    async def after_archive(self, tx: Tx, obj: Message) -> None:
+        """The object was archived in this transaction (``obj`` is its last state): release
+        what it held that is not an object (uniqueness claims, ...). Called by whoever archives
+        (the generic service's writes; the reconcilers' status writes)."""
 
     async def credential(self, obj: Message, name: str) -> str:
         """A credential served from the provider (cluster ``kubeconfig`` / ``password``)."""

@@ -34,7 +34,7 @@ from osac.services.errors import (
 )
 from osac.store import errors as store_errors
 from osac.store import lifecycle
-from osac.store.objects import Lock, Tenants, Tx, object_label
+from osac.store.objects import Lock, Tenants, Tx, Written, object_label
 from osac.store.tables import LIVE
 
 if TYPE_CHECKING:
@@ -275,7 +275,7 @@ class KindService:
         if merged == stored:
             return stored
         self._stamp_transition(merged, stored, tx)
-        written = await tx.replace(self.kind, merged, stored_version)
+        written = await self._replace(tx, merged, stored_version)
         await self._record_notes(ctx, merged)
         return written.object
 
@@ -285,8 +285,16 @@ class KindService:
         if obj == based_on:
             return based_on
         self._stamp_transition(obj, based_on, tx)
-        written = await tx.replace(self.kind, _copy(obj), based_on.metadata.version)  # type: ignore[attr-defined]
+        written = await self._replace(tx, _copy(obj), based_on.metadata.version)  # type: ignore[attr-defined]
         return written.object
+
+    async def _replace(self, tx: Tx, obj: Message, based_on_version: int) -> Written:
+        """Every write of an existing object goes through here, so that archiving always runs
+        the kind's ``after_archive`` in the same transaction."""
+        written = await tx.replace(self.kind, obj, based_on_version)
+        if written.archived:
+            await self.behaviour.after_archive(tx, written.object)
+        return written
 
     def _writable_paths(self, caller: Caller) -> builtins.list[str]:
         descriptor = self.kind.private_descriptor
@@ -461,8 +469,10 @@ class KindService:
         if stored.metadata.HasField("deletion_timestamp"):  # type: ignore[attr-defined]
             if self.kind.state_enum is not None and stored.status.state == self.kind.state_value("DELETE_FAILED"):  # type: ignore[attr-defined]
                 obj = _copy(stored)
+                obj.status.state = self.kind.state_value("DELETING")  # type: ignore[attr-defined]
                 await self.behaviour.restart_teardown(ctx, obj)
-                await tx.replace(self.kind, obj, stored.metadata.version)  # type: ignore[attr-defined]
+                self._stamp_transition(obj, stored, tx)
+                await self._replace(tx, obj, stored.metadata.version)  # type: ignore[attr-defined]
             return
         await self._check_dependents(tx, stored)
         await self.behaviour.check_delete(ctx, stored)
@@ -472,7 +482,7 @@ class KindService:
         if deleting is not None and not self.behaviour.derived_status:
             obj.status.state = deleting  # type: ignore[attr-defined]
         self._stamp_transition(obj, stored, tx)
-        await tx.replace(self.kind, obj, stored.metadata.version)  # type: ignore[attr-defined]
+        await self._replace(tx, obj, stored.metadata.version)  # type: ignore[attr-defined]
         await self._record_notes(ctx, obj)
 
     async def _check_dependents(self, tx: Tx, stored: Message) -> None:
@@ -494,7 +504,13 @@ class KindService:
         access.authorize(caller, self.kind, Method.SIGNAL)
         async with self.store.write() as tx:
             stored = await self._load(tx, caller, object_id)
-            await tx.signal(self.kind, stored)
+            obj = _copy(stored)
+            ctx = WriteContext(tx, caller, self.services)
+            if await self.behaviour.on_signal(ctx, obj):
+                self._stamp_transition(obj, stored, tx)
+                obj = (await self._replace(tx, obj, stored.metadata.version)).object  # type: ignore[attr-defined]
+                await self._record_notes(ctx, obj)
+            await tx.signal(self.kind, obj)
 
     async def _record_notes(self, ctx: WriteContext, obj: Message) -> None:
         for event_type, reason, message in ctx.notes:

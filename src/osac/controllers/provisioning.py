@@ -1,0 +1,207 @@
+"""The shared shape of every networking reconciler (networking.md §3.2, §10.2, §11.1).
+
+A subclass says what "ready" needs (``waiting_for``), how to program the fabric (``apply``),
+how to undo it (``teardown``) and what to release once the object is gone (``released``); this
+base does the rest, the same way for every kind:
+
+- the finalizer is added before the first external effect and removed last (archiving the
+  object in the transaction that records the confirmed teardown);
+- transient provider errors keep the state, set ``retrying (attempt n): <error>`` and retry with
+  backoff (1 s doubling, cap 60 s) up to the retry limit, then FAILED (DELETE_FAILED when
+  deleting) with a Warning event; terminal errors fail at once;
+- FAILED and DELETE_FAILED objects wait for a Signal or a new Delete, which move them back to
+  PENDING / DELETING (``Behaviour.on_signal``): the reconciler never retries them by itself.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
+from google.protobuf.message import Message
+
+from osac.controllers.objects import (
+    CONTROLLER_FINALIZER,
+    ObjectReconciler,
+    add_finalizer,
+    copy,
+    is_deleting,
+    remove_finalizer,
+)
+from osac.controllers.runtime import ObjectKey, Result, TransientError
+from osac.providers.interfaces import ProviderError, TerminalProviderError
+from osac.services.catalog import Services
+from osac.store import lifecycle
+from osac.store.objects import Tx, object_label
+
+if TYPE_CHECKING:
+    from osac.providers.registry import ManagerRegistry
+
+log = logging.getLogger(__name__)
+
+DEFAULT_RETRY_LIMIT = 10
+BACKOFF_BASE_SECONDS = 1.0
+BACKOFF_CAP_SECONDS = 60.0
+#: How often an object waiting for a dependency looks again (dependencies also wake it).
+WAIT_INTERVAL = timedelta(seconds=1)
+
+
+@dataclass
+class NetworkingContext:
+    """What the networking reconcilers share: the managers and the retry policy."""
+
+    managers: ManagerRegistry
+    retry_limit: int = DEFAULT_RETRY_LIMIT
+    cleanup_retry_limit: int = DEFAULT_RETRY_LIMIT
+
+
+def backoff(attempt: int) -> timedelta:
+    return timedelta(seconds=min(BACKOFF_CAP_SECONDS, BACKOFF_BASE_SECONDS * 2 ** max(0, attempt - 1)))
+
+
+class Waiting(Exception):
+    """A dependency is not ready yet; the message says which (it becomes ``status.message``)."""
+
+
+class ProvisioningReconciler(ObjectReconciler):
+    """Base of the reconcilers that drive a fabric object to READY and back to nothing."""
+
+    #: The state that means "provisioned" (ExternalIP: ``ALLOCATED``).
+    ready_state = "READY"
+
+    def __init__(self, services: Services, networking: NetworkingContext) -> None:
+        super().__init__(services)
+        self.networking = networking
+        self._attempts: dict[tuple[str, str], int] = {}
+
+    # -- hooks -------------------------------------------------------------------------------
+
+    async def waiting_for(self, tx: Tx, obj: Message) -> str | None:
+        """Why the object cannot be provisioned yet (a message), or None."""
+        return None
+
+    async def apply(self, tx: Tx, obj: Message) -> None:
+        """Program the fabric (idempotent). ``tx`` is a read snapshot for lookups."""
+
+    async def provisioned(self, tx: Tx, desired: Message) -> None:
+        """Adjust ``desired`` (and related objects, in ``tx``) once ``apply`` succeeded."""
+
+    async def teardown(self, tx: Tx, obj: Message) -> None:
+        """Undo the fabric effects (idempotent; deleting the unknown succeeds)."""
+
+    async def released(self, tx: Tx, obj: Message) -> None:
+        """In the transaction that archives ``obj``: release addresses and claims."""
+
+    # -- the loop ----------------------------------------------------------------------------
+
+    def state(self, name: str) -> int:
+        value = self.descriptor.state_value(name)
+        assert value is not None, f"{self.descriptor.message} has no state {name}"
+        return value
+
+    async def reconcile(self, key: ObjectKey) -> Result:
+        async with self.store.read() as tx:
+            obj = await self.load(tx, key.id)
+        if obj is None:
+            self._forget(key.id)
+            return Result()
+        if is_deleting(obj):
+            return await self._delete(obj)
+        return await self._provision(obj)
+
+    async def _provision(self, obj: Message) -> Result:
+        state = obj.status.state  # type: ignore[attr-defined]
+        if state in (self.state(self.ready_state), self.state("FAILED")):
+            return Result()
+        if CONTROLLER_FINALIZER not in obj.metadata.finalizers:  # type: ignore[attr-defined]
+            async with self.store.write() as tx:  # before the first external effect
+                stored = await self.load(tx, obj.id)  # type: ignore[attr-defined]
+                if stored is None or is_deleting(stored):
+                    return Result()
+                desired = copy(stored)
+                add_finalizer(desired)
+                obj = await self.write(tx, desired, stored)
+        async with self.store.read() as tx:
+            waiting = await self.waiting_for(tx, obj)
+            if waiting is None:
+                started = time.perf_counter()
+                try:
+                    await self.apply(tx, obj)
+                except ProviderError as error:
+                    log.info("provider call failed", extra={"event": "ProviderCall", "kind": self.kind,
+                                                            "object_id": obj.id, "result": error.reason})  # type: ignore[attr-defined]
+                    return await self._failed(obj, error, phase="provision")
+                log.debug("provider call %s %s took %.3fs", self.kind, obj.id, time.perf_counter() - started)  # type: ignore[attr-defined]
+        async with self.store.write() as tx:
+            stored = await self.load(tx, obj.id)  # type: ignore[attr-defined]
+            if stored is None or is_deleting(stored) or stored.metadata.version != obj.metadata.version:  # type: ignore[attr-defined]
+                raise TransientError("object changed while provisioning; looking again", delay=timedelta(0))
+            desired = copy(stored)
+            if waiting is not None:
+                desired.status.message = waiting  # type: ignore[attr-defined]
+                await self.write(tx, desired, stored)
+                return Result(requeue_after=WAIT_INTERVAL)
+            desired.status.state = self.state(self.ready_state)  # type: ignore[attr-defined]
+            desired.status.message = ""  # type: ignore[attr-defined]
+            await self.provisioned(tx, desired)
+            await self.write(tx, desired, stored)
+        self._forget(obj.id, "provision")  # type: ignore[attr-defined]
+        return Result()
+
+    async def _delete(self, obj: Message) -> Result:
+        if CONTROLLER_FINALIZER not in obj.metadata.finalizers:  # type: ignore[attr-defined]
+            return Result()  # never provisioned (or not ours to tear down)
+        if obj.status.state == self.state("DELETE_FAILED"):  # type: ignore[attr-defined]
+            return Result()  # waits for Delete or Signal
+        async with self.store.read() as tx:
+            try:
+                await self.teardown(tx, obj)
+            except ProviderError as error:
+                return await self._failed(obj, error, phase="teardown")
+        async with self.store.write() as tx:
+            stored = await self.load(tx, obj.id)  # type: ignore[attr-defined]
+            if stored is None:
+                return Result()
+            desired = copy(stored)
+            remove_finalizer(desired)
+            if not desired.metadata.finalizers:  # type: ignore[attr-defined]
+                await self.released(tx, stored)
+            await self.write(tx, desired, stored)
+        self._forget(obj.id)  # type: ignore[attr-defined]
+        return Result()
+
+    async def _failed(self, obj: Message, error: ProviderError, phase: str) -> Result:
+        """Record a provider error: a retry message, or the failed state past the limit."""
+        object_id: str = obj.id  # type: ignore[attr-defined]
+        attempt = self._attempts.get((object_id, phase), 0) + 1
+        self._attempts[(object_id, phase)] = attempt
+        limit = self.networking.cleanup_retry_limit if phase == "teardown" else self.networking.retry_limit
+        terminal = isinstance(error, TerminalProviderError) or attempt >= limit
+        async with self.store.write() as tx:
+            stored = await self.load(tx, object_id)
+            if stored is None:
+                return Result()
+            desired = copy(stored)
+            status = desired.status  # type: ignore[attr-defined]
+            if terminal:
+                status.state = self.state("DELETE_FAILED" if phase == "teardown" else "FAILED")
+                status.message = error.message if phase == "provision" else f"teardown failed: {error.message}"
+                await self.write(tx, desired, stored)
+                if phase == "teardown":
+                    await lifecycle.record(tx, self.descriptor, desired, lifecycle.WARNING, "DeleteFailed",
+                                           f"{object_label(self.descriptor, desired)}: {status.message}")
+            else:
+                status.message = f"retrying (attempt {attempt}): {error.message}"
+                await self.write(tx, desired, stored)
+        if terminal:
+            self._forget(object_id, phase)
+            return Result()
+        raise TransientError(status.message, delay=backoff(attempt))
+
+    def _forget(self, object_id: str, phase: str | None = None) -> None:
+        for key in [k for k in self._attempts if k[0] == object_id and (phase is None or k[1] == phase)]:
+            del self._attempts[key]
+

@@ -1,0 +1,59 @@
+"""Subnet: a segment with gateway and DHCP on the fabric, plus the k8s overlay when the class
+has a Kubernetes network manager (READY only after both succeed)."""
+
+from __future__ import annotations
+
+import ipaddress
+
+from google.protobuf.message import Message
+
+from osac.controllers import topology
+from osac.controllers.provisioning import ProvisioningReconciler
+from osac.ipam import allocator
+from osac.providers.interfaces import SubnetSpec
+from osac.services import addresses
+from osac.store.objects import Tx
+
+
+def subnet_spec(obj: Message) -> SubnetSpec:
+    """The fabric request from the layout the service fixed at create (``status.gateway``,
+    ``status.vip_range``): DHCP serves gateway + 1 up to the address before the VIP range."""
+    status = obj.status  # type: ignore[attr-defined]
+    vip_first, _, vip_last = status.vip_range.partition("-")
+    gateway = ipaddress.ip_address(status.gateway)
+    dhcp = (str(gateway + 1), str(ipaddress.ip_address(vip_first) - 1))
+    return SubnetSpec(
+        subnet_id=obj.id,  # type: ignore[attr-defined]
+        vn_id=obj.spec.virtual_network,  # type: ignore[attr-defined]
+        cidr=obj.spec.ipv4_cidr,  # type: ignore[attr-defined]
+        gateway=status.gateway,
+        dhcp_range=dhcp,
+        vip_range=(vip_first, vip_last),
+        ipv6_cidr=obj.spec.ipv6_cidr,  # type: ignore[attr-defined]
+    )
+
+
+class SubnetReconciler(ProvisioningReconciler):
+    kind = "subnet"
+
+    async def waiting_for(self, tx: Tx, obj: Message) -> str | None:
+        vn_id = obj.spec.virtual_network  # type: ignore[attr-defined]
+        return topology.waiting_message("virtual_network", await topology.get(tx, "virtual_network", vn_id), vn_id)
+
+    async def apply(self, tx: Tx, obj: Message) -> None:
+        network_class = await topology.network_class_of(tx, obj.spec.virtual_network)  # type: ignore[attr-defined]
+        await topology.fabric_of(self.networking.managers, network_class).create_subnet(subnet_spec(obj))
+        k8s = topology.k8s_of(self.networking.managers, network_class)
+        if k8s is not None:
+            await k8s.create_subnet_overlay(obj.id, segment=obj.id)  # type: ignore[attr-defined]
+
+    async def teardown(self, tx: Tx, obj: Message) -> None:
+        network_class = await topology.network_class_of(tx, obj.spec.virtual_network)  # type: ignore[attr-defined]
+        k8s = topology.k8s_of(self.networking.managers, network_class)
+        if k8s is not None:
+            await k8s.delete_subnet_overlay(obj.id)  # type: ignore[attr-defined]
+        await topology.fabric_of(self.networking.managers, network_class).delete_subnet(obj.id)  # type: ignore[attr-defined]
+
+    async def released(self, tx: Tx, obj: Message) -> None:
+        await addresses.lock_counted(tx, addresses.SUBNET, [obj.id])  # type: ignore[attr-defined]
+        await allocator.drop_ranges(tx, obj.id)  # type: ignore[attr-defined]
