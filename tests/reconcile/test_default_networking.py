@@ -1,0 +1,84 @@
+"""Onboarding end to end: the reconcilers drive every default to READY through the fabric."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from osac.auth.subject import Role
+from osac.server.settings import DEFAULT_CONFIG, merge_config
+from tests.support.server import running_server
+
+INSTANT = merge_config(DEFAULT_CONFIG, {"simulator": {"speed": "instant"}})
+
+
+async def wait_for(client, path: str, predicate, timeout: float = 20.0) -> dict[str, Any]:
+    last: Any = None
+    try:
+        async with asyncio.timeout(timeout):
+            while True:
+                response = await client.request("GET", path)
+                last = response.json()
+                if response.status_code == 200 and predicate(last):
+                    return last
+                await asyncio.sleep(0.05)
+    except TimeoutError:
+        raise AssertionError(f"timed out waiting on {path}; last: {last}") from None
+
+
+async def ready_catalogue(admin) -> None:
+    await wait_for(admin, "/api/private/v1/network_classes",
+                   lambda page: page["items"][0].get("status", {}).get("state") == "NETWORK_CLASS_STATE_READY")
+    await wait_for(admin, "/api/private/v1/external_ip_pools",
+                   lambda page: page["items"][0].get("status", {}).get("state") == "EXTERNAL_IP_POOL_STATE_READY")
+
+
+@pytest.fixture
+async def live(db_url, tmp_path):
+    async with running_server(tmp_path, db_url, controllers=True, config=INSTANT) as server:
+        admin = server.rest(server.token(Role.PROVIDER_ADMIN, user="root"))
+        await ready_catalogue(admin)
+        yield server, admin
+
+
+async def test_onboarding_converges_to_ready_defaults(live) -> None:
+    server, admin = live
+    created = (await admin.request("POST", "/api/fulfillment/v1/tenants", json={"metadata": {"name": "acme"}})).json()
+    assert created["status"]["state"] == "TENANT_STATE_PENDING"
+    tenant = await wait_for(admin, f"/api/fulfillment/v1/tenants/{created['id']}",
+                            lambda t: t["status"]["state"] == "TENANT_STATE_READY")
+    [condition] = tenant["status"]["conditions"]
+    assert (condition["status"], condition["reason"], condition["message"]) == (
+        "CONDITION_STATUS_TRUE", "Ready", "default networking is ready")
+    alice = server.rest(server.token(Role.TENANT_ADMIN, ("acme",), user="alice"))
+    states = {}
+    for collection in ("virtual_networks", "subnets", "security_groups", "external_ips", "nat_gateways"):
+        [item] = (await alice.request("GET", f"/api/fulfillment/v1/{collection}")).json()["items"]
+        assert item["metadata"]["labels"] == {"osac.openshift.io/default": "true"}
+        states[collection] = item["status"]["state"].rsplit("_", 1)[-1]
+    assert states == {"virtual_networks": "READY", "subnets": "READY", "security_groups": "READY",
+                      "external_ips": "ALLOCATED", "nat_gateways": "READY"}
+    eip = (await alice.request("GET", "/api/fulfillment/v1/external_ips")).json()["items"][0]
+    assert eip["status"]["attached"] is True and eip["status"]["address"].startswith("203.0.113.")
+    events = (await alice.request("GET", "/api/fulfillment/v1/lifecycle_events",
+                                  params={"filter": f"this.object_id == '{created['id']}'"})).json()["items"]
+    assert [e["reason"] for e in events] == ["DefaultNetworkingCreated", "DefaultNetworkingReady"]
+
+
+async def test_tenant_with_only_defaults_is_torn_down_gateway_first(live) -> None:
+    server, admin = live
+    created = (await admin.request("POST", "/api/fulfillment/v1/tenants", json={"metadata": {"name": "acme"}})).json()
+    path = f"/api/fulfillment/v1/tenants/{created['id']}"
+    await wait_for(admin, path, lambda t: t["status"]["state"] == "TENANT_STATE_READY")
+    page = (await admin.request("GET", "/api/fulfillment/v1/external_ip_pools")).json()
+    before = int(page["items"][0]["status"]["available"])
+    assert (await admin.request("DELETE", path)).status_code == 200
+    async with asyncio.timeout(30):
+        while (await admin.request("GET", path)).status_code != 404:
+            await asyncio.sleep(0.05)
+    for collection in ("virtual_networks", "subnets", "security_groups", "external_ips", "nat_gateways"):
+        assert (await admin.request("GET", f"/api/private/v1/{collection}")).json()["total"] == 0, collection
+    after = (await admin.request("GET", "/api/private/v1/external_ip_pools")).json()["items"][0]["status"]
+    assert int(after["available"]) == before + 1 and int(after.get("allocated", "0")) == 0
