@@ -13,14 +13,7 @@ from google.protobuf.message import Message
 
 from osac.cli.connection import Connection
 from osac.cli.errors import ApiError, CliError
-from osac.cli.kinds import (
-    cel_string,
-    describe_object,
-    ids_filter,
-    looks_like_id,
-    name_filter,
-    reference_filter,
-)
+from osac.cli.kinds import cel_string, ids_filter, looks_like_id, name_filter, reference_filter
 from osac.model import registry
 from osac.model.kinds import Kind, Method
 
@@ -50,14 +43,13 @@ class KindClient:
         request = self.connection.request(self.kind.service, method, **fields)
         return self.connection.call(self.kind.service, method, request, dry_run=dry_run)
 
-    def list(self, filter: str | None = None, *, limit: int | None = None) -> Listing:
-        """All matching objects (paging through them), or the first ``limit``."""
+    def list(self, filter: str | None = None) -> Listing:
+        """All matching objects, paging through them."""
         items: list[Message] = []
         total = 0
         revision: int | None = None
         while True:
-            page_size = PAGE_SIZE if limit is None else min(PAGE_SIZE, limit - len(items))
-            fields: dict[str, object] = {"offset": len(items), "limit": page_size}
+            fields: dict[str, object] = {"offset": len(items), "limit": PAGE_SIZE}
             if filter:
                 fields["filter"] = filter
             request = self.connection.request(self.kind.service, "List", **fields)
@@ -66,7 +58,7 @@ class KindClient:
                 revision = page.revision  # type: ignore[attr-defined]
             total = page.total  # type: ignore[attr-defined]
             items.extend(page.items)  # type: ignore[attr-defined]
-            if not page.items or len(items) >= total or (limit is not None and len(items) >= limit):  # type: ignore[attr-defined]
+            if not page.items or len(items) >= total:  # type: ignore[attr-defined]
                 break
         return Listing(items=items, total=total, revision=revision or 0)
 
@@ -94,7 +86,8 @@ class KindClient:
         if len(matches) > 1:
             tenants = ", ".join(sorted({m.metadata.tenant for m in matches}))  # type: ignore[attr-defined]
             raise CliError(
-                f"{len(matches)} {self.kind.collection} are named '{word}' (tenants {tenants}); use the id"
+                f"{len(matches)} {self.kind.collection.replace('_', ' ')} are named '{word}' "
+                f"(tenants {tenants}); use the id"
             )
         return matches[0]
 
@@ -125,9 +118,6 @@ class KindClient:
         except CliError:
             return {}
         return {obj.id: obj.metadata.name for obj in found if obj.metadata.name}  # type: ignore[attr-defined]
-
-    def label(self, obj: Message) -> str:
-        return describe_object(self.kind, obj)
 
 
 def watch_events(connection: Connection, filter: str | None, after_revision: int) -> Iterator[Message]:

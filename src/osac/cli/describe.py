@@ -1,13 +1,14 @@
 """``osac describe``: one object as readable sections, the same way for every kind.
 
-Identity first (kind, id, name, tenant, creator, age, version), then state and its message,
-then every other top-level part of the object (``spec``, ``status``, a flat kind's own fields)
-as an indented tree, then labels and annotations, the objects referring to it and its
-lifecycle events.
+Identity first (kind, id, name, tenant, creator, age, version), then state and its message and
+a flat kind's scalar fields, then every other top-level part of the object (``spec``,
+``status``, a flat kind's nested fields) as an indented tree, then labels and annotations, the
+objects referring to it and its lifecycle events.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -42,10 +43,12 @@ def describe_lines(kind: Kind, obj: Message, related: Related | None = None) -> 
     lines = _identity(kind, obj, related.now)
     lines += _state(obj)
     data = to_dict(obj)
-    for name in (f.name for f in descriptor_of(obj).fields):
-        if name in IDENTITY_FIELDS or name not in data:
-            continue
-        lines += ["", f"{_title(name)}:", *_tree(data[name])]
+    shown = [name for name in (f.name for f in descriptor_of(obj).fields) if name in data]
+    parts = [name for name in shown if name not in IDENTITY_FIELDS]
+    lines += [_row(_title(name), _scalar(data[name])) for name in parts if not isinstance(data[name], dict | list)]
+    for name in parts:
+        if isinstance(data[name], dict | list):
+            lines += ["", f"{_title(name)}:", *_tree(data[name])]
     lines += _mapping("Labels", value_at(obj, "metadata.labels"))
     lines += _mapping("Annotations", value_at(obj, "metadata.annotations"))
     if related.referrers:
@@ -96,14 +99,16 @@ def _row(label: str, text: str) -> str:
     return f"{label + ':':<{LABEL_WIDTH}}{text}"
 
 
+def _scalar(value: Any) -> str:
+    return json.dumps(value) if isinstance(value, bool) else str(value)
+
+
 def _title(name: str) -> str:
     return name.replace("_", " ").capitalize()
 
 
-def _tree(value: Any) -> list[str]:
+def _tree(value: dict[str, Any] | list[Any]) -> list[str]:
     """A value as indented YAML: nested messages become nested blocks."""
-    if not isinstance(value, dict | list):
-        return [f"{INDENT}{value}"]
     text = yaml.safe_dump(value, sort_keys=False, allow_unicode=True, default_flow_style=False)
     return [f"{INDENT}{line}" for line in text.rstrip("\n").splitlines()]
 

@@ -1,37 +1,34 @@
 """The ``osac`` command: Typer wiring only; each command delegates to the module doing its job."""
 
-import copy
 import getpass
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from google.protobuf.message import Message
 
 from osac.auth.subject import Role
 from osac.cli import serve as serving
-from osac.cli.changes import changed_paths, edit_text
 from osac.cli.client import KindClient, Listing, check_server, lifecycle_events, referrers, watch_events
-from osac.cli.config import SavedLogin, config_path, load_login, save_login
+from osac.cli.config import SavedLogin, load_login, save_login
 from osac.cli.connection import DEFAULT_ADDRESS, NOT_LOGGED_IN, Connection, resolve_target, split_address
 from osac.cli.describe import Related, describe_lines
-from osac.cli.errors import ApiError, CliError, reports_errors
+from osac.cli.errors import CliError, reports_errors
 from osac.cli.inputs import (
     Document,
-    apply_assignment,
     parse_documents,
     parse_label_changes,
     parse_labels,
-    parse_object,
-    parse_yaml_object,
     read_text,
     split_assignment,
 )
-from osac.cli.kind_flags import apply_kind_flags, flags_help, parse_kind_flags
+from osac.cli.kind_flags import flags_help, parse_kind_flags
 from osac.cli.kinds import describe_object, ids_filter, known_kinds, resolve_kind
 from osac.cli.printer import KindPrinter, print_event, print_lines
 from osac.cli.render import OutputFormat, as_json, as_yaml, to_dict
 from osac.cli.tokens import identity_of, mint_dev_token, parse_duration
 from osac.cli.watching import kind_event_filter
+from osac.cli.writes import Overrides, create_all, edit_object, relabel
 from osac.model.kinds import Kind, Method
 from osac.server.settings import DEFAULT_GRPC_ADDRESS, DEFAULT_HTTP_ADDRESS, default_data_dir
 
@@ -62,7 +59,7 @@ PrivateOption = Annotated[
     bool, typer.Option("--private", help="Use the private API (provider admins: finalizers, catalogue writes).")
 ]
 KindArgument = Annotated[str, typer.Argument(metavar="KIND", help="Kind: singular, plural or alias (subnet, vn).")]
-ObjectsArgument = Annotated[list[str], typer.Argument(metavar="ID|NAME...", help="Objects by id or name.")]
+ObjectsArgument = Annotated[list[str], typer.Argument(metavar="ID|NAME", help="Objects by id or name.")]
 OutputOption = Annotated[OutputFormat, typer.Option("--output", "-o", help="Output format.")]
 DataDirOption = Annotated[
     Path | None,
@@ -99,8 +96,12 @@ def serve(
     ] = None,
     config: Annotated[Path | None, typer.Option("--config", metavar="FILE", help="YAML configuration file.")] = None,
     simulator_speed: Annotated[
-        str, typer.Option("--simulator-speed", metavar="instant|N", help="Simulated seconds per real second.")
-    ] = serving.DEFAULT_SPEED,
+        str | None,
+        typer.Option(
+            "--simulator-speed", metavar="instant|N",
+            help="Simulated seconds per real second (default: the config file's, else 60).",
+        ),
+    ] = None,
     log_level: Annotated[str, typer.Option("--log-level", help="debug, info, warning or error.")] = "info",
 ) -> None:
     """Run the control plane: gRPC and HTTP APIs, reconcilers and the web UI, until Ctrl-C."""
@@ -150,7 +151,7 @@ def token(
 @app.command()
 @reports_errors
 def login(
-    address_argument: Annotated[str | None, typer.Argument(metavar="[ADDRESS]", help="Server HOST:PORT.")] = None,
+    address_argument: Annotated[str | None, typer.Argument(metavar="ADDRESS", help="Server HOST:PORT.")] = None,
     token: Annotated[str | None, typer.Option("--token", help="Bearer token to save.")] = None,
     dev: Annotated[bool, typer.Option("--dev", help="Mint a development token locally and save it.")] = False,
     tenant: TenantsOption = None,
@@ -165,15 +166,14 @@ def login(
     if address_argument and address and split_address(address_argument)[0] != split_address(address)[0]:
         raise CliError("give the address once: as ADDRESS or with --address")
     chosen = address_argument or address
-    if dev == (token is not None):
-        raise CliError("give either --token TOKEN or --dev (to mint a development token)")
-    if dev:
+    if dev and token is None:
         token = mint_dev_token(
             data_dir or default_data_dir(), user or _default_user(), tenant or [], role, parse_duration(ttl)
         )
+    elif dev or token is None:
+        raise CliError("give either --token TOKEN or --dev (to mint a development token)")
     elif tenant or user:
         raise CliError("--tenant and --user only apply to --dev tokens")
-    assert token is not None
     identity = identity_of(token)
     host_port = split_address(chosen or load_login().address or DEFAULT_ADDRESS)[0]
     path = save_login(SavedLogin(address=host_port, token=token, is_plaintext=plaintext))
@@ -210,7 +210,7 @@ def whoami(address: AddressOption = None, token: TokenOption = None, plaintext: 
 @reports_errors
 def get(
     kind_word: KindArgument,
-    objects: Annotated[list[str] | None, typer.Argument(metavar="[ID|NAME...]", help="Objects by id or name.")] = None,
+    objects: Annotated[list[str] | None, typer.Argument(metavar="ID|NAME", help="Objects by id or name; all when omitted.")] = None,
     output: OutputOption = OutputFormat.TABLE,
     filter: Annotated[str | None, typer.Option("--filter", help="CEL filter over `this`.")] = None,
     watch: Annotated[bool, typer.Option("--watch", "-w", help="After the list, print changes as they happen.")] = False,
@@ -265,7 +265,7 @@ def describe(
             print_lines(([""] if index else []) + describe_lines(kind, obj, related))
 
 
-def _events_of(connection: Connection, object_id: str) -> list:  # type: ignore[type-arg]
+def _events_of(connection: Connection, object_id: str) -> list[Message]:
     try:
         return lifecycle_events(connection, object_id)
     except CliError:  # events are an extra: a failing lookup must not hide the object
@@ -275,7 +275,7 @@ def _events_of(connection: Connection, object_id: str) -> list:  # type: ignore[
 @app.command()
 @reports_errors
 def watch(
-    kind_word: Annotated[str | None, typer.Argument(metavar="[KIND]", help="Only events of this kind.")] = None,
+    kind_word: Annotated[str | None, typer.Argument(metavar="KIND", help="Only events of this kind.")] = None,
     filter: Annotated[
         str | None, typer.Option("--filter", help="CEL filter over `event` (or `this`, the object, with KIND).")
     ] = None,
@@ -313,7 +313,7 @@ def watch(
 @reports_errors
 def create(
     context: typer.Context,
-    kind_word: Annotated[str | None, typer.Argument(metavar="[KIND]", help="Kind (optional with -f files naming theirs).")] = None,
+    kind_word: Annotated[str | None, typer.Argument(metavar="KIND", help="Kind (optional with -f files naming theirs).")] = None,
     file: Annotated[
         list[str] | None, typer.Option("--file", "-f", help="YAML or JSON objects (API shape); '-' for stdin.")
     ] = None,
@@ -333,75 +333,34 @@ def create(
     extra = list(context.args)
     if extra and given_kind is None:
         raise CliError(f"unexpected arguments {' '.join(extra)}; name the KIND first: osac create KIND ...")
-    kind_flags = parse_kind_flags(given_kind.name, extra) if given_kind else []
-    documents: list[Document] = []
-    for path in file or []:
-        documents += parse_documents(read_text(path), path)
+    documents = [document for path in file or [] for document in parse_documents(read_text(path), path)]
     if not file:
         if given_kind is None:
             raise CliError(f"name the KIND to create, or give -f FILE; kinds: {known_kinds()}")
         documents = [Document({}, None, "the options")]
-    if name and len(documents) > 1:
-        raise CliError("--name applies to one object, but the files hold several")
-    labels = parse_labels(label or [])
-    assignments = [split_assignment(text) for text in set_ or []]
+    overrides = Overrides(
+        name=name,
+        tenant=tenant,
+        labels=parse_labels(label or []),
+        assignments=[split_assignment(text) for text in set_ or []],
+        kind_flags=parse_kind_flags(given_kind.name, extra) if given_kind else [],
+    )
+    verb = "valid (dry run; nothing created)" if dry_run else "created"
     with connect(address, token, plaintext, private) as connection:
-        for document in documents:
-            kind = _document_kind(document, given_kind, private)
-            client = KindClient(connection, kind)
-            obj = parse_object(document.data, client.message_class, document.source)
-            if name:
-                obj.metadata.name = name  # type: ignore[attr-defined]
-            if tenant:
-                obj.metadata.tenant = tenant  # type: ignore[attr-defined]
-            obj.metadata.labels.update(labels)  # type: ignore[attr-defined]
-            _apply_sets(obj, assignments)
-            apply_kind_flags(obj, kind_flags)
-            try:
-                created = client.create(obj, dry_run=dry_run)
-            except CliError as error:
-                if len(documents) > 1:
-                    raise CliError(f"{document.source}: {error}") from None
-                raise
-            _print_written(kind, created, output, "valid (dry run; nothing created)" if dry_run else "created")
+        for kind, created in create_all(connection, documents, given_kind, overrides, dry_run=dry_run):
+            _print_written(kind, created, output, verb)
 
 
-def _document_kind(document: Document, given: Kind | None, private: bool) -> Kind:
-    if document.kind_word is None:
-        if given is None:
-            raise CliError(f"{document.source} does not name its kind; use: osac create KIND -f FILE")
-        return given
-    kind = resolve_kind(document.kind_word, private=private, method=Method.CREATE)
-    if given is not None and kind != given:
-        raise CliError(f"{document.source} is a {kind.message}, but KIND says {given.message}")
-    return kind
-
-
-def _apply_sets(obj: object, assignments: list[tuple[str, str]]) -> list[str]:
-    paths = []
-    for path, value in assignments:
-        try:
-            paths.append(apply_assignment(obj, path, value))  # type: ignore[arg-type]
-        except CliError as error:
-            raise CliError(f"--set {path}={value}: {error}") from None
-    return list(dict.fromkeys(paths))
-
-
-def _print_written(kind: Kind, obj: object, output: OutputFormat | None, verb: str) -> None:
+def _print_written(kind: Kind, obj: Message, output: OutputFormat | None, verb: str) -> None:
+    object_id = obj.id  # type: ignore[attr-defined]
     if output is None:
-        typer.echo(f"{describe_object(kind, obj)} {verb}" + (f" (id {obj.id})" if obj.id else ""))  # type: ignore[arg-type,attr-defined]
+        typer.echo(f"{describe_object(kind, obj)} {verb}" + (f" (id {object_id})" if object_id else ""))
     elif output is OutputFormat.NAME:
-        typer.echo(f"{kind.name}/{obj.id}")  # type: ignore[attr-defined]
+        typer.echo(f"{kind.name}/{object_id}")
     elif output is OutputFormat.YAML:
-        typer.echo("---\n" + as_yaml(to_dict(obj)).rstrip("\n"))  # type: ignore[arg-type]
+        typer.echo("---\n" + as_yaml(to_dict(obj)).rstrip("\n"))
     else:
-        typer.echo(as_json(to_dict(obj)))  # type: ignore[arg-type]
-
-
-EDIT_HEADER = (
-    "# Edit the {message} below and save to send an Update (only the changed paths, with the\n"
-    "# version lock). Lines starting with '#' are ignored; an unchanged file sends nothing.\n"
-)
+        typer.echo(as_json(to_dict(obj)))
 
 
 @app.command()
@@ -418,26 +377,13 @@ def edit(
 ) -> None:
     """Change an object in $EDITOR (or with --set PATH=VALUE) and send an Update of the changed paths."""
     kind = resolve_kind(kind_word, private=private, method=Method.UPDATE)
+    assignments = [split_assignment(text) for text in set_ or []]
     with connect(address, token, plaintext, private) as connection:
-        client = KindClient(connection, kind)
-        stored = client.find(word)
-        edited = copy.deepcopy(stored)
-        if set_:
-            paths = _apply_sets(edited, [split_assignment(text) for text in set_])
-        else:
-            text = EDIT_HEADER.format(message=describe_object(kind, stored)) + as_yaml(to_dict(stored))
-            edited = parse_yaml_object(edit_text(text), client.message_class, "the edited object")
-            paths = changed_paths(stored, edited)
-        if not paths:
-            typer.echo(f"{describe_object(kind, stored)} unchanged; nothing sent")
-            return
-        edited.id = stored.id  # type: ignore[attr-defined]
-        edited.metadata.version = stored.metadata.version  # type: ignore[attr-defined]
-        updated = client.update(edited, paths, lock=True)
-        _print_written(kind, updated, output, f"updated ({', '.join(paths)})")
-
-
-LABEL_ATTEMPTS = 3
+        result = edit_object(KindClient(connection, kind), word, assignments)
+    if result.updated is None:
+        typer.echo(f"{describe_object(kind, result.stored)} unchanged; nothing sent")
+    else:
+        _print_written(kind, result.updated, output, f"updated ({', '.join(result.paths)})")
 
 
 @app.command()
@@ -445,7 +391,7 @@ LABEL_ATTEMPTS = 3
 def label(
     kind_word: KindArgument,
     word: Annotated[str, typer.Argument(metavar="ID|NAME", help="The object, by id or name.")],
-    changes: Annotated[list[str], typer.Argument(metavar="KEY=VALUE|KEY-...", help="Set KEY=VALUE, remove KEY-.")],
+    changes: Annotated[list[str], typer.Argument(metavar="KEY=VALUE|KEY-", help="Set KEY=VALUE, remove KEY-.")],
     address: AddressOption = None,
     token: TokenOption = None,
     plaintext: PlaintextOption = False,
@@ -455,18 +401,9 @@ def label(
     kind = resolve_kind(kind_word, private=private, method=Method.UPDATE)
     wanted = parse_label_changes(changes)
     with connect(address, token, plaintext, private) as connection:
-        client = KindClient(connection, kind)
-        for attempt in range(1, LABEL_ATTEMPTS + 1):
-            obj = client.find(word)
-            wanted.apply(obj.metadata.labels)  # type: ignore[attr-defined]
-            try:
-                updated = client.update(obj, ["metadata.labels"], lock=True)
-                break
-            except ApiError as error:  # someone else wrote in between: read again and retry
-                if error.code != "ABORTED" or attempt == LABEL_ATTEMPTS:
-                    raise
-        labels = ", ".join(f"{k}={v}" for k, v in sorted(updated.metadata.labels.items())) or "none"  # type: ignore[attr-defined]
-        typer.echo(f"{describe_object(kind, updated)} labelled; labels: {labels}")
+        updated = relabel(KindClient(connection, kind), word, wanted)
+    labels = ", ".join(f"{k}={v}" for k, v in sorted(updated.metadata.labels.items())) or "none"  # type: ignore[attr-defined]
+    typer.echo(f"{describe_object(kind, updated)} labelled; labels: {labels}")
 
 
 @app.command()
@@ -506,9 +443,3 @@ def signal(
             obj = client.find(word)
             client.signal(obj.id)  # type: ignore[attr-defined]
             typer.echo(f"{describe_object(kind, obj)} signalled")
-
-
-@app.command(name="config-path", hidden=True)
-def print_config_path() -> None:
-    """Print where the saved login is kept."""
-    typer.echo(str(config_path()))

@@ -50,7 +50,7 @@ class KindPrinter:
         items = listing.items
         if self.output is OutputFormat.TABLE:
             if not items:
-                typer.echo(f"No {self.kind.collection} found.", err=True)
+                typer.echo(f"No {self.kind.collection.replace('_', ' ')} found.", err=True)
                 self._widths = [len(c.header) for c in self.columns]
                 return
             lines, self._widths = table_lines([c.header for c in self.columns], self._rows(items))

@@ -1,8 +1,8 @@
 """``osac serve``: settings from flags, environment and the ``--config`` file, then the server.
 
-Flags win over the config file: the file is loaded first and the flags given are written over
-it. The simulator speed goes into ``config["simulator"]["speed"]`` (``"instant"`` or a factor),
-where the simulator provider reads it.
+Flags win over the config file, which wins over the embedded defaults (``load_config`` merges
+the file over them). The simulator speed goes into ``config["simulator"]["speed"]``
+(``"instant"`` or a factor, default 60), where the simulator provider reads it.
 """
 
 from __future__ import annotations
@@ -18,13 +18,12 @@ from osac.cli.errors import CliError
 from osac.server.settings import Settings, load_config
 
 INSTANT = "instant"
-DEFAULT_SPEED = "60"
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 #: Libraries whose INFO lines are noise at ``--log-level info``.
 QUIET_LOGGERS = ("alembic", "aiosqlite", "sqlalchemy", "httpx", "uvicorn")
 
 
-def parse_speed(text: str) -> str | float:
+def parse_speed(text: str) -> str | int | float:
     """``instant`` or a positive factor (``60``: a simulated minute per second).
 
     :raises CliError: anything else.
@@ -36,9 +35,9 @@ def parse_speed(text: str) -> str | float:
         speed = float(word)
     except ValueError:
         raise CliError(f"--simulator-speed '{text}': expected 'instant' or a positive number") from None
-    if speed <= 0:
+    if not speed > 0 or speed == float("inf"):
         raise CliError(f"--simulator-speed '{text}': expected 'instant' or a positive number")
-    return speed
+    return int(speed) if speed.is_integer() else speed
 
 
 def build_settings(
@@ -50,9 +49,13 @@ def build_settings(
     run_controllers: bool,
     bootstrap: Path | None,
     config_file: Path | None,
-    simulator_speed: str,
+    simulator_speed: str | None,
 ) -> Settings:
-    """:raises CliError: an unreadable or malformed config file, or a bad speed."""
+    """Settings from the flags over the ``--config`` file over the defaults; a flag left out
+    (None) keeps the file's value.
+
+    :raises CliError: an unreadable or malformed config file, or a bad speed.
+    """
     try:
         config: dict[str, Any] = load_config(config_file)
     except (OSError, ValueError) as error:
@@ -60,7 +63,8 @@ def build_settings(
     simulator = config.setdefault("simulator", {})
     if not isinstance(simulator, dict):
         raise CliError(f"--config {config_file}: 'simulator' must be a mapping")
-    simulator["speed"] = parse_speed(simulator_speed)
+    if simulator_speed is not None:
+        simulator["speed"] = parse_speed(simulator_speed)
     if bootstrap is not None and not bootstrap.is_file():
         raise CliError(f"--bootstrap {bootstrap}: no such file")
     settings = Settings(
@@ -103,12 +107,19 @@ def serve(settings: Settings) -> None:
 
 
 async def _serve_until_signalled(settings: Settings) -> None:
+    """``Application.serve_forever`` with a signal as the end: Ctrl-C or SIGTERM only sets an
+    event, so a signal arriving while the server is still starting does not cancel ``start()``
+    halfway (which would leave its gRPC server unstopped); the server stops once started."""
     from osac.server.app import Application
 
-    task = asyncio.create_task(Application(settings).serve_forever())
+    application = Application(settings)
+    stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for number in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(number, task.cancel)
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
+            loop.add_signal_handler(number, stopping.set)
+    try:
+        await application.start()
+        await stopping.wait()
+    finally:
+        await application.stop()

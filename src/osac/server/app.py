@@ -119,7 +119,8 @@ class Application:
         self._tasks.append(asyncio.create_task(self._maintenance()))
 
     async def _start_grpc(self) -> None:
-        server = grpc.aio.server()
+        # SO_REUSEPORT off: a second server on a busy port must fail, not split the traffic.
+        server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
         names = []
         for full_name, (endpoints, private) in self.endpoints.by_service.items():
             server.add_generic_rpc_handlers((service_handler(full_name, endpoints, self.authenticator, private),))
@@ -178,8 +179,8 @@ class Application:
             await self.engines.dispose()
 
     async def serve_forever(self) -> None:
-        await self.start()
         try:
+            await self.start()
             await asyncio.Event().wait()
         finally:
             await self.stop()
