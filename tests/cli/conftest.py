@@ -3,7 +3,9 @@
 The server is the real ``Application`` (SQLite in a temporary directory, no reconcilers), started
 once per session on an event loop in a background thread; the CLI runs in the test thread through
 Typer's ``CliRunner`` and reaches it over gRPC on loopback, exactly as from a shell. Each test has
-its own saved-login file (``OSAC_CONFIG``), so logins never leak between tests.
+its own saved-login file (``OSAC_CONFIG``), so logins never leak between tests. Tests that need
+objects to become READY by themselves start their own server with the reconcilers and the
+simulator at instant speed (``BackgroundServer(..., live=True)``).
 """
 
 from __future__ import annotations
@@ -20,17 +22,20 @@ from typer.testing import CliRunner, Result
 
 from osac.cli.main import app
 from osac.server.app import Application
-from osac.server.settings import Settings
+from osac.server.settings import DEFAULT_CONFIG, Settings, merge_config
 
 START_TIMEOUT = 60.0
+#: The configuration of a live server: every provider simulated, without simulated delays.
+INSTANT = merge_config(DEFAULT_CONFIG, {"simulator": {"speed": "instant"}})
 #: Variables of the outer environment that would change what the CLI does.
 CLEARED_ENV = ("OSAC_ADDRESS", "OSAC_TOKEN", "OSAC_DATA_DIR", "OSAC_DB_URL", "EDITOR")
 
 
 class BackgroundServer:
-    """An ``Application`` running on its own event loop in a daemon thread."""
+    """An ``Application`` running on its own event loop in a daemon thread; ``live``: with the
+    reconcilers and the simulator at instant speed."""
 
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, *, live: bool = False) -> None:
         self.data_dir = data_dir
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name="osac-test-server", daemon=True)
@@ -39,7 +44,8 @@ class BackgroundServer:
                 data_dir=data_dir,
                 grpc_address="127.0.0.1:0",
                 http_address="127.0.0.1:0",
-                run_controllers=False,
+                run_controllers=live,
+                config=INSTANT if live else merge_config(DEFAULT_CONFIG, {}),
             )
         )
 

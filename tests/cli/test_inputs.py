@@ -1,4 +1,4 @@
-"""Objects from files, ``--set`` assignments, labels and per-kind flags (no server)."""
+"""Objects from files, ``--set`` assignments, labels, per-kind flags and security rules (no server)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from google.protobuf.message import Message
 
 from osac.cli.errors import CliError
 from osac.cli.inputs import apply_assignment, parse_documents, parse_label_changes, split_assignment
-from osac.cli.kind_flags import apply_kind_flags, parse_kind_flags
-from osac.model import protos
+from osac.cli.kind_flags import apply_kind_flags, check_mutable, parse_kind_flags
+from osac.cli.rules import rule_text, short_rule
+from osac.model import protos, registry
 
 
 def public(message: str) -> Message:
@@ -132,7 +133,7 @@ def test_kind_flags_set_scalars_and_append_rules() -> None:
     obj = public("SecurityGroup")
     pairs = parse_kind_flags("security_group", [
         "--virtual-network", "net1", "--ingress", "protocol=tcp,port=22,cidr=0.0.0.0/0",
-        "--egress=protocol=all,cidr=::/0",
+        "--egress=protocol=all,cidr6=::/0",
     ])
 
     apply_kind_flags(obj, pairs)
@@ -169,9 +170,132 @@ def test_kind_flag_errors(kind: str, args: list[str], error: str) -> None:
 
 
 def test_kind_flag_value_errors_name_the_option() -> None:
-    pairs = parse_kind_flags("security_group", ["--ingress", "protocol=smoke"])
+    pairs = parse_kind_flags("external_ip_attachment", ["--endpoint", "web"])
 
     with pytest.raises(CliError) as raised:
-        apply_kind_flags(public("SecurityGroup"), pairs)
+        apply_kind_flags(public("ExternalIPAttachment"), pairs)
 
-    assert str(raised.value).startswith("--ingress 'protocol=smoke': protocol: 'smoke' is not one of TCP, UDP")
+    assert str(raised.value) == "--endpoint 'web': spec.target_endpoint: 'web' is not one of API, INGRESS"
+
+
+# -- security rules and the networking kinds' flags ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("protocol=tcp,port=443,cidr=0.0.0.0/0",
+         {"protocol": "PROTOCOL_TCP", "port_from": 443, "port_to": 443, "ipv4_cidr": "0.0.0.0/0"}),
+        ("protocol=UDP,ports=1000-2000,cidr=10.0.0.0/8",
+         {"protocol": "PROTOCOL_UDP", "port_from": 1000, "port_to": 2000, "ipv4_cidr": "10.0.0.0/8"}),
+        ("protocol=tcp,port=8000-8080,cidr6=fd00::/8",
+         {"protocol": "PROTOCOL_TCP", "port_from": 8000, "port_to": 8080, "ipv6_cidr": "fd00::/8"}),
+        ("protocol=icmp,cidr=0.0.0.0/0,cidr6=::/0",
+         {"protocol": "PROTOCOL_ICMP", "ipv4_cidr": "0.0.0.0/0", "ipv6_cidr": "::/0"}),
+        ("protocol=all,port=0,cidr=10.1.2.3", {"protocol": "PROTOCOL_ALL", "ipv4_cidr": "10.1.2.3/32"}),
+        ("protocol=PROTOCOL_TCP,port_from=22,port_to=23,ipv4_cidr=0.0.0.0/0",
+         {"protocol": "PROTOCOL_TCP", "port_from": 22, "port_to": 23, "ipv4_cidr": "0.0.0.0/0"}),
+    ],
+    ids=["tcp port", "udp ports", "ipv6", "icmp dual", "all with port 0", "field names"],
+)
+def test_rules_from_text(text: str, expected: dict) -> None:  # type: ignore[type-arg]
+    obj = public("SecurityGroup")
+
+    apply_kind_flags(obj, parse_kind_flags("security_group", ["--ingress", text]))
+
+    assert as_dict(obj) == {"spec": {"ingress": [expected]}}
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ("protocol=tcp,port=22,port=23,cidr=0.0.0.0/0", "port is given twice; give it once"),
+        ("protocol=tcp,port=22,ports=1-2,cidr=0.0.0.0/0", "give the ports once: port=N or ports=N-M, not port and ports"),
+        ("protocol=tcp,port=0,cidr=0.0.0.0/0", "port 0 is out of range; ports are 1-65535"),
+        ("protocol=tcp,port=22,cidr=nowhere", "cidr 'nowhere' is not an IPv4 network; write e.g. cidr=0.0.0.0/0"),
+        ("protocol=all,ports=1-2,cidr=0.0.0.0/0", "all rules have no ports; remove ports=1-2"),
+    ],
+    ids=["twice", "port and ports", "port zero", "bad cidr", "ports on all"],
+)
+def test_rule_errors_name_the_flag_and_the_fix(text: str, error: str) -> None:
+    with pytest.raises(CliError) as raised:
+        parse_kind_flags("security_group", ["--egress", text])
+
+    assert str(raised.value) == f"--egress '{text}': {error}"
+
+
+def test_rule_sentences() -> None:
+    rules = public("SecurityGroup")
+    apply_kind_flags(rules, parse_kind_flags("security_group", [
+        "--ingress", "protocol=tcp,port=443,cidr=0.0.0.0/0", "--ingress", "protocol=icmp,cidr=0.0.0.0/0,cidr6=::/0",
+        "--egress", "protocol=udp,ports=53-54,cidr=10.0.0.0/8",
+    ]))
+    ingress, icmp = rules.spec.ingress  # type: ignore[attr-defined]
+    [egress] = rules.spec.egress  # type: ignore[attr-defined]
+
+    assert rule_text(ingress) == "tcp 443 from 0.0.0.0/0"
+    assert rule_text(icmp) == "icmp from 0.0.0.0/0, ::/0"
+    assert rule_text(egress, egress=True) == "udp 53-54 to 10.0.0.0/8"
+    assert [short_rule(r) for r in (ingress, icmp, egress)] == ["tcp/443", "icmp", "udp/53-54"]
+
+
+def test_network_class_flags_with_switches_and_default_rules() -> None:
+    obj = protos.message_class("osac.private.v1.NetworkClass")()
+    pairs = parse_kind_flags("network_class", [
+        "--title", "Gold", "--fabric-manager", "sim-fabric", "--default", "--vip-prefix-length", "27",
+        "--vn-cidr", "10.50.0.0/16", "--subnet-cidr=10.50.0.0/24", "--nat-gateway=false",
+        "--ingress", "protocol=tcp,port=22,cidr=0.0.0.0/0",
+    ])
+
+    apply_kind_flags(obj, pairs)
+
+    assert as_dict(obj) == {
+        "title": "Gold", "fabric_manager": "sim-fabric", "is_default": True,
+        "spec": {"vip_prefix_length": 27, "defaults": {
+            "virtual_network_ipv4_cidr": "10.50.0.0/16", "subnet_ipv4_cidr": "10.50.0.0/24",
+            "ingress_rules": [{"protocol": "PROTOCOL_TCP", "port_from": 22, "port_to": 22, "ipv4_cidr": "0.0.0.0/0"}],
+        }},
+    }
+
+
+def test_pool_and_attachment_flags() -> None:
+    pool = public("ExternalIPPool")
+    private_pool = protos.message_class("osac.private.v1.ExternalIPPool")()
+    attachment = public("ExternalIPAttachment")
+
+    apply_kind_flags(private_pool, parse_kind_flags("external_ip_pool", [
+        "--cidr", "198.51.100.0/25", "--cidr", "198.51.100.128/25", "--family", "ipv4"]))
+    apply_kind_flags(attachment, parse_kind_flags("external_ip_attachment", [
+        "--eip", "web-ip", "--cluster", "c1", "--endpoint", "ingress"]))
+
+    assert as_dict(private_pool) == {"spec": {"cidrs": ["198.51.100.0/25", "198.51.100.128/25"], "ip_family": "IP_FAMILY_IPV4"}}
+    assert as_dict(attachment) == {"spec": {
+        "external_ip": "web-ip", "cluster": "c1", "target_endpoint": "EXTERNAL_IP_ATTACHMENT_ENDPOINT_INGRESS"}}
+    with pytest.raises(CliError, match=r"^--cidr: ExternalIPPool has no field spec.cidrs$"):
+        apply_kind_flags(pool, parse_kind_flags("external_ip_pool", ["--cidr", "198.51.100.0/25"]))
+
+
+def test_aliases_of_flags() -> None:
+    pairs = parse_kind_flags("subnet", ["--vn", "net1", "--cidr", "10.0.1.0/24", "--ipv4-cidr=10.0.2.0/24"])
+
+    assert [(flag.option, value) for flag, value in pairs] == [
+        ("--virtual-network", "net1"), ("--cidr", "10.0.1.0/24"), ("--cidr", "10.0.2.0/24"),
+    ]
+
+
+def test_edit_replaces_lists_and_refuses_immutable_fields() -> None:
+    obj = public("SecurityGroup")
+    apply_kind_flags(obj, parse_kind_flags("security_group", [
+        "--ingress", "protocol=tcp,port=22,cidr=0.0.0.0/0", "--egress", "protocol=all,cidr=0.0.0.0/0"]))
+
+    paths = apply_kind_flags(obj, parse_kind_flags("security_group", [
+        "--ingress", "protocol=tcp,port=80,cidr=0.0.0.0/0", "--ingress", "protocol=tcp,port=443,cidr=0.0.0.0/0"]),
+        replace=True)
+    cleared = apply_kind_flags(obj, parse_kind_flags("security_group", ["--egress", "none"]), replace=True)
+
+    assert paths == ["spec.ingress"] and cleared == ["spec.egress"]
+    assert [rule.port_from for rule in obj.spec.ingress] == [80, 443]  # type: ignore[attr-defined]
+    assert len(obj.spec.egress) == 0  # type: ignore[attr-defined]
+    with pytest.raises(CliError) as raised:
+        check_mutable(registry.get("security_group"), parse_kind_flags("security_group", ["--vn", "other"]))
+    assert str(raised.value) == "--virtual-network: SecurityGroup spec.virtual_network cannot be changed after create"

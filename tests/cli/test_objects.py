@@ -270,7 +270,7 @@ def test_per_kind_flags_build_security_rules(alice: Osac) -> None:
         {"protocol": "PROTOCOL_UDP", "port_from": 1000, "port_to": 2000, "ipv4_cidr": "10.0.0.0/8"},
     ]
     row = next(row for row in table(alice.ok("get", "sg")) if row["NAME"] == "web")
-    assert (row["VIRTUAL NETWORK"], row["INGRESS"], row["EGRESS"]) == ("net1", "2", "0")
+    assert (row["VIRTUAL NETWORK"], row["INGRESS"], row["EGRESS"]) == ("net1", "tcp/443,udp/1000-2000", "none")
 
 
 def test_unknown_per_kind_flag_is_an_error(alice: Osac) -> None:

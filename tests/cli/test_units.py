@@ -1,4 +1,5 @@
-"""Pure parts of the CLI, table-driven: addresses, durations, edits, filters, tables, cells."""
+"""Pure parts of the CLI, table-driven: addresses, durations, edits, filters, tables, cells,
+describe's sections."""
 
 from __future__ import annotations
 
@@ -11,14 +12,19 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 
 from osac.cli.changes import changed_paths
+from osac.cli.client import Link
 from osac.cli.config import SavedLogin, config_path, load_login, save_login
 from osac.cli.connection import is_loopback, resolve_target, split_address
+from osac.cli.describe import Related, describe_lines
 from osac.cli.errors import CliError
-from osac.cli.kinds import reference_filter, resolve_kind
+from osac.cli.fields import values_along
+from osac.cli.inputs import Document
+from osac.cli.kinds import reference_filter, resolve_kind, resolve_write
 from osac.cli.render import CellContext, age, cell, state_label
-from osac.cli.tables import Column, columns_for
+from osac.cli.tables import Column, columns_for, reference_targets
 from osac.cli.tokens import parse_duration
 from osac.cli.watching import kind_event_filter, rebase_this
+from osac.cli.writes import create_is_private
 from osac.model import protos, registry
 from osac.model.kinds import Method
 
@@ -113,6 +119,21 @@ def test_a_broken_saved_login_says_how_to_fix_it(tmp_path: Path, monkeypatch: py
 
 
 # -- kinds ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("word", "method", "private", "expected"),
+    [
+        ("networkclass", Method.CREATE, False, True),
+        ("external_ip_pools", Method.DELETE, False, True),
+        ("hub", Method.UPDATE, False, True),
+        ("subnet", Method.CREATE, False, False),
+        ("subnet", Method.CREATE, True, True),
+        ("eips", Method.UPDATE, False, False),
+    ],
+)
+def test_provider_only_writes_use_the_private_api(word: str, method: Method, private: bool, expected: bool) -> None:
+    assert resolve_write(word, method, private=private)[1] is expected
 
 
 @pytest.mark.parametrize(
@@ -226,7 +247,7 @@ def headers(kind: str, private: bool) -> list[str]:
 
 def test_columns_exist_in_the_api_used() -> None:
     assert headers("external_ip_pool", private=True) == [
-        "NAME", "TENANT", "CIDRS", "FAMILY", "AVAILABLE", "STATE", "AGE", "ID",
+        "NAME", "TENANT", "CIDRS", "FAMILY", "TOTAL", "ALLOCATED", "STATE", "AGE", "ID",
     ]
     assert headers("external_ip_pool", private=False) == ["NAME", "TENANT", "FAMILY", "AVAILABLE", "AGE", "ID"]
     assert headers("instance_type", private=False) == ["NAME", "TENANT", "CORES", "MEMORY GIB", "STATE", "AGE", "ID"]
@@ -263,6 +284,136 @@ def test_cells(data: dict, column: Column, expected: str) -> None:  # type: igno
     assert cell(obj, column, context) == expected
 
 
+@pytest.mark.parametrize(
+    ("kind", "private", "expected"),
+    [
+        ("virtual_network", False, ["CIDR", "CLASS"]),
+        ("subnet", False, ["VIRTUAL NETWORK", "CIDR", "GATEWAY", "AVAILABLE"]),
+        ("security_group", False, ["VIRTUAL NETWORK", "INGRESS", "EGRESS"]),
+        ("external_ip", False, ["POOL", "ADDRESS", "ATTACHED"]),
+        ("nat_gateway", False, ["VIRTUAL NETWORK", "EXTERNAL IP"]),
+        ("network_class", False, ["DEFAULT"]),
+        ("network_class", True, ["DEFAULT", "FABRIC MANAGER"]),
+        ("external_ip_pool", False, ["FAMILY", "AVAILABLE"]),
+    ],
+)
+def test_networking_columns(kind: str, private: bool, expected: list[str]) -> None:
+    every = headers(kind, private)
+    has_state = "STATE" in every
+
+    assert every == ["NAME", "TENANT", *expected, *(["STATE"] if has_state else []), "AGE", "ID"]
+
+
+def test_attachment_columns_put_the_reason_after_the_state() -> None:
+    assert headers("external_ip_attachment", private=False) == [
+        "NAME", "TENANT", "EXTERNAL IP", "TARGET", "ENDPOINT", "TARGET ADDRESS", "STATE", "REASON", "AGE", "ID",
+    ]
+
+
+def test_reference_targets_of_oneof_columns() -> None:
+    kind = registry.get("external_ip_attachment")
+    targets = reference_targets(kind, columns_for(kind, kind.public_class().DESCRIPTOR))
+
+    assert targets["spec.external_ip"] == "external_ip"
+    assert targets["spec.compute_instance"] == "compute_instance"
+    assert targets["spec.baremetal_instance"] == "bare_metal_instance"
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "column", "expected"),
+    [
+        ("ExternalIPAttachment", {"spec": {"compute_instance": "vm-1"}}, Column("T", "spec.target", "oneof"),
+         "compute_instance/web"),
+        ("ExternalIPAttachment", {"spec": {"cluster": "c-9"}}, Column("T", "spec.target", "oneof"), "cluster/c-9"),
+        ("ExternalIPAttachment", {}, Column("T", "spec.target", "oneof"), "-"),
+        ("NATGateway", {"spec": {"external_ip": "eip-1"}},
+         Column("E", "spec.external_ip", "ref", show="status.address"), "203.0.113.7"),
+        ("NATGateway", {"spec": {"external_ip": "eip-2"}},
+         Column("E", "spec.external_ip", "ref", show="status.address"), "-"),
+        ("SecurityGroup", {"spec": {"virtual_network": "v"}}, Column("I", "spec.ingress", "rules"), "none"),
+        ("SecurityGroup", {"spec": {"ingress": [{"protocol": "PROTOCOL_TCP", "port_from": 22, "port_to": 22},
+                                                {"protocol": "PROTOCOL_ICMP"}]}},
+         Column("I", "spec.ingress", "rules"), "tcp/22,icmp"),
+        ("SecurityGroup", {"spec": {"ingress": [{"protocol": "PROTOCOL_ALL"}] * 3}},
+         Column("I", "spec.ingress", "rules"), "3 rules"),
+    ],
+    ids=["oneof by name", "oneof without name", "oneof unset", "shown field", "shown but empty", "no rules",
+         "short rules", "many rules"],
+)
+def test_networking_cells(name: str, data: dict, column: Column, expected: str) -> None:  # type: ignore[type-arg]
+    context = CellContext(names={"vm-1": "web", "eip-1": "nat-ip"},
+                          shown={("status.address", "eip-1"): "203.0.113.7", ("status.address", "eip-2"): ""})
+
+    assert cell(message(f"osac.public.v1.{name}", data), column, context) == expected
+
+
+def test_values_along_reference_paths() -> None:
+    vm = message("osac.public.v1.ComputeInstance", {"spec": {"compute_network_attachments": [
+        {"subnet": "s1", "security_groups": ["g1", "g2"]}, {"subnet": "s2", "security_groups": ["g3"]},
+    ]}})
+
+    assert values_along(vm, "spec.compute_network_attachments[].security_groups[]") == ["g1", "g2", "g3"]
+    assert values_along(vm, "spec.compute_network_attachments[].subnet") == ["s1", "s2"]
+    assert values_along(vm, "spec.template") == [""]
+    assert values_along(message("osac.public.v1.Cluster"), "spec.network_attachment.subnet") == []
+
+
+def test_describe_shows_details_rules_and_links_both_ways() -> None:
+    group = message("osac.public.v1.SecurityGroup", {
+        "id": "sg-1", "metadata": {"name": "web"}, "status": {"state": "SECURITY_GROUP_STATE_READY"},
+        "spec": {"virtual_network": "vn-1",
+                 "ingress": [{"protocol": "PROTOCOL_TCP", "port_from": 443, "port_to": 443, "ipv4_cidr": "0.0.0.0/0"}],
+                 "egress": [{"protocol": "PROTOCOL_ALL", "ipv4_cidr": "0.0.0.0/0"}]},
+    })
+    network = message("osac.public.v1.VirtualNetwork", {
+        "id": "vn-1", "metadata": {"name": "net1"}, "spec": {"ipv4_cidr": "10.1.0.0/16"},
+        "status": {"state": "VIRTUAL_NETWORK_STATE_READY"},
+    })
+    vm = message("osac.public.v1.ComputeInstance", {"id": "vm-1", "metadata": {"name": "app"}})
+    related = Related(
+        referrers=[Link("spec.compute_network_attachments[].security_groups[]", registry.get("compute_instance"),
+                        "vm-1", vm)],
+        references=[Link("spec.virtual_network", registry.get("virtual_network"), "vn-1", network)],
+    )
+
+    text = "\n".join(describe_lines(registry.get("security_group"), group, related))
+
+    assert "  ingress:\n  - tcp 443 from 0.0.0.0/0\n  egress:\n  - all to 0.0.0.0/0\n" in text
+    assert "\nReferences:\n  spec.virtual_network   VirtualNetwork 'net1'   READY   10.1.0.0/16   vn-1\n" in text
+    assert text.endswith(
+        "\nReferenced by:\n"
+        "  ComputeInstance 'app'   -   -   vm-1   (via spec.compute_network_attachments[].security_groups[])"
+    )
+
+
+def test_describe_names_the_consumer_of_an_external_ip() -> None:
+    eip = message("osac.public.v1.ExternalIP", {
+        "id": "eip-1", "metadata": {"name": "nat-ip"},
+        "status": {"state": "EXTERNAL_IP_STATE_ALLOCATED", "address": "203.0.113.7", "attached": True},
+    })
+    gateway = message("osac.public.v1.NATGateway", {
+        "id": "gw-1", "metadata": {"name": "gw"}, "status": {"state": "NAT_GATEWAY_STATE_READY"}})
+    unreadable = Link("spec.pool", registry.get("external_ip_pool"), "pool-1", None)
+
+    lines = describe_lines(registry.get("external_ip"), eip, Related(
+        referrers=[Link("spec.external_ip", registry.get("nat_gateway"), "gw-1", gateway)], references=[unreadable]))
+
+    assert lines[lines.index("State:          ALLOCATED") + 1:][:3] == [
+        "Address:        203.0.113.7", "Attached:       yes", "Consumer:       NATGateway 'gw' (READY)",
+    ]
+    assert "  spec.pool   ExternalIPPool pool-1   not found   -   pool-1" in lines
+
+
+def test_describe_hides_empty_optional_details() -> None:
+    subnet = message("osac.public.v1.Subnet", {"id": "s-1", "spec": {"ipv4_cidr": "10.0.1.0/24"},
+                                               "status": {"state": "SUBNET_STATE_PENDING"}})
+
+    lines = describe_lines(registry.get("subnet"), subnet)
+
+    assert "CIDR:           10.0.1.0/24" in lines and "Gateway:        -" in lines
+    assert not any(line.startswith("IPv6 CIDR:") for line in lines)
+
+
 def test_unknown_state_number_is_shown_raw() -> None:
     assert state_label(message("osac.public.v1.Subnet", {"status": {"state": 99}})) == "99"
 
@@ -273,3 +424,21 @@ def test_unknown_state_number_is_shown_raw() -> None:
 )
 def test_age(seconds: int, text: str) -> None:
     assert age(timedelta(seconds=seconds)) == text
+
+
+@pytest.mark.parametrize(
+    ("kind_words", "given", "private", "expected"),
+    [
+        (["Subnet"], None, False, False),
+        (["Subnet", "ExternalIPPool"], None, False, True),
+        ([None], "network_class", False, True),
+        ([None], "subnet", True, True),
+    ],
+    ids=["tenant kinds", "a provider kind among them", "given provider kind", "asked"],
+)
+def test_create_uses_the_private_api_for_provider_kinds(
+    kind_words: list[str | None], given: str | None, private: bool, expected: bool
+) -> None:
+    documents = [Document({}, word, "f.yaml") for word in kind_words]
+
+    assert create_is_private(documents, registry.get(given) if given else None, private=private) is expected

@@ -82,3 +82,42 @@ async def test_tenant_with_only_defaults_is_torn_down_gateway_first(live) -> Non
         assert (await admin.request("GET", f"/api/private/v1/{collection}")).json()["total"] == 0, collection
     after = (await admin.request("GET", "/api/private/v1/external_ip_pools")).json()["items"][0]["status"]
     assert int(after["available"]) == before + 1 and int(after.get("allocated", "0")) == 0
+
+
+async def test_subnet_fault_fails_onboarding_and_recovers_after_signal(live) -> None:
+    server, admin = live
+    fault = await admin.request("POST", "/api/private/v1/simulator/faults", json={
+        "fault": "fabric_fail", "params": {"operation": "create_subnet", "terminal": True}})
+    assert fault.status_code == 200, fault.text
+    created = (await admin.request("POST", "/api/fulfillment/v1/tenants", json={"metadata": {"name": "acme"}})).json()
+    path = f"/api/fulfillment/v1/tenants/{created['id']}"
+    failed = await wait_for(admin, path, lambda t: t["status"]["state"] == "TENANT_STATE_FAILED")
+    [condition] = failed["status"]["conditions"]
+    assert condition["status"] == "CONDITION_STATUS_FALSE"
+    assert condition["reason"] == "SubnetProvisioningFailed"
+    assert condition["message"].startswith("Subnet 'default' failed to provision")
+    [subnet] = (await admin.request("GET", "/api/private/v1/subnets",
+                                    params={"filter": "this.metadata.tenant == 'acme'"})).json()["items"]
+    assert subnet["status"]["state"] == "SUBNET_STATE_FAILED"
+    events = (await admin.request("GET", "/api/fulfillment/v1/lifecycle_events",
+                                  params={"filter": f"this.object_id == '{created['id']}'"})).json()["items"]
+    assert "DefaultNetworkingFailed" in [e["reason"] for e in events]
+
+    assert (await admin.request("DELETE", f"/api/private/v1/simulator/faults/{fault.json()['id']}")).status_code == 200
+    assert (await admin.request("POST", f"/api/private/v1/subnets/{subnet['id']}/signal")).status_code == 200
+    recovered = await wait_for(admin, path, lambda t: t["status"]["state"] == "TENANT_STATE_READY")
+    assert recovered["status"]["conditions"][0]["reason"] == "Ready"
+
+
+async def test_transient_fabric_faults_are_retried_with_messages(live) -> None:
+    server, admin = live
+    await admin.request("POST", "/api/private/v1/simulator/faults", json={
+        "fault": "fabric_fail", "params": {"operation": "apply_security_group", "times": 2}})
+    created = (await admin.request("POST", "/api/fulfillment/v1/tenants", json={"metadata": {"name": "acme"}})).json()
+    await wait_for(admin, f"/api/fulfillment/v1/tenants/{created['id']}",
+                   lambda t: t["status"]["state"] == "TENANT_STATE_READY", timeout=30)
+    history = []
+    async with server.rest(server.token(Role.PROVIDER_ADMIN)) as client:
+        events = (await client.request("GET", "/api/fulfillment/v1/security_groups")).json()["items"]
+        history = [e["status"]["state"] for e in events]
+    assert history == ["SECURITY_GROUP_STATE_READY"]

@@ -29,6 +29,7 @@ PENDING, READY, FAILED = 1, 2, 3
 NOT_CONFIGURED = "no tenant defaults are configured; no default networking was created"
 #: While defaults provision (or are torn down), the tenant looks again this often.
 POLL = timedelta(seconds=1)
+FAILED_POLL = timedelta(seconds=5)
 
 #: (kind, failure reason) in the order of §6.2; the NAT ExternalIP's failure is the gateway's.
 DEFAULTS = (
@@ -112,7 +113,10 @@ class TenantReconciler(ObjectReconciler):
                 await lifecycle.record(tx, self.descriptor, written, lifecycle.NORMAL, "DefaultNetworkingReady", message)
             elif status.state == FAILED and before != FAILED:
                 await lifecycle.record(tx, self.descriptor, written, lifecycle.WARNING, "DefaultNetworkingFailed", message)
-        return Result() if verdict == TRUE or status.state == FAILED else Result(requeue_after=POLL)
+        if verdict == TRUE:
+            return Result()
+        # A failed default may recover (fault cleared, Signal): keep looking, less often.
+        return Result(requeue_after=FAILED_POLL if status.state == FAILED else POLL)
 
     async def _teardown(self, tx: Tx, stored: Message) -> Result:
         """Delete the defaults one kind after the other; archive the tenant when none is left."""

@@ -24,6 +24,7 @@ from osac.server.endpoints import EventEndpoints, KindEndpoints, LifecycleEventE
 from osac.server.grpc_api import service_handler
 from osac.server.identity import CapabilitiesEndpoints, JsonWebKeySetEndpoints
 from osac.server.settings import Settings
+from osac.server.simulator_api import SimulatorEndpoints, SimulatorFaultsEndpoints
 from osac.services.catalog import Services
 from osac.services.events import EventsService
 from osac.services.lifecycle_events import LifecycleEventsService
@@ -99,6 +100,10 @@ class Application:
             endpoints.add(f"{pkg}.LifecycleEvents", LifecycleEventEndpoints(self.lifecycle_events, private), private)
         endpoints.add(f"{protos.PUBLIC}.Capabilities", CapabilitiesEndpoints(self.verifier), False)
         endpoints.add(f"{protos.PUBLIC}.JsonWebKeySet", JsonWebKeySetEndpoints(self.dev_issuer), False)
+        if self.managers.simulator is not None:
+            endpoints.add(f"{protos.PRIVATE}.SimulatorFaults",
+                          SimulatorFaultsEndpoints(self.managers.simulator, self.store), True)
+            endpoints.add(f"{protos.PRIVATE}.Simulator", SimulatorEndpoints(self.managers.simulator), True)
         return endpoints
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -141,8 +146,12 @@ class Application:
         from osac.server.http_app import build_http_app
 
         host, _, port = self.settings.http_address.rpartition(":")
-        sock = socket.socket(socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET, socket.SOCK_STREAM)
+        family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+        # IPPROTO_TCP (not 0): asyncio enables TCP_NODELAY only on sockets it knows are TCP, and
+        # without it every keep-alive response waits for the client's delayed ACK (~40 ms).
+        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.bind((host.strip("[]"), int(port)))
         self.http_port = sock.getsockname()[1]
         config = uvicorn.Config(build_http_app(self), log_level="warning", lifespan="off", access_log=False)

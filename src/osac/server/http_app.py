@@ -17,6 +17,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from osac.server import openapi
 from osac.server.rest import build_routes, error_body, error_response, message_json, route_handler
+from osac.server.simulator_api import simulator_rest_routes
 from osac.services.errors import InvalidArgument, ServiceError
 
 if TYPE_CHECKING:
@@ -45,7 +46,8 @@ class InternalErrors:
 
 
 def build_http_app(application: Application) -> Starlette:
-    rest_routes = build_routes(application.endpoints.by_service)
+    by_service = application.endpoints.by_service
+    rest_routes = build_routes(by_service) + simulator_rest_routes(by_service)
     routes: list[Route] = [
         Route(route.path, route_handler(route, application.authenticator), methods=[route.http_method])
         for route in rest_routes
@@ -94,7 +96,4 @@ def build_http_app(application: Application) -> Starlette:
         Route("/metrics", metrics, methods=["GET"]),
         Route("/openapi.json", openapi_json, methods=["GET"]),
     ]
-    extra = getattr(application, "extra_http_routes", None)
-    if extra:
-        routes += extra()
     return Starlette(routes=routes, middleware=[Middleware(InternalErrors)])

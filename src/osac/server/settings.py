@@ -16,6 +16,29 @@ DEFAULT_GRPC_ADDRESS = "127.0.0.1:8000"
 DEFAULT_HTTP_ADDRESS = "127.0.0.1:8001"
 DEFAULT_RETENTION = timedelta(hours=72)
 
+#: The embedded default (simulator.md §8): every provider simulated, both network managers
+#: registered. A ``--config`` file is merged over it key by key.
+DEFAULT_CONFIG: dict[str, Any] = {
+    "providers": {"cluster": "simulator", "compute": "simulator", "baremetal": "simulator"},
+    "network_managers": [
+        {"name": "sim-fabric", "kind": "fabric", "implementation": "simulator", "contract_version": "v1"},
+        {"name": "sim-k8s", "kind": "k8s", "implementation": "simulator", "contract_version": "v1"},
+    ],
+    "simulator": {"speed": 60, "seed": 42, "clock": "system", "jitter": 0.1, "label_faults": False},
+    "networking": {"provider_retry_limit": 10, "cleanup_retry_limit": 10, "provider_call_timeout": 60},
+}
+
+
+def merge_config(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """``override`` over ``base``: mappings merge recursively, everything else replaces."""
+    merged = dict(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = merge_config(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
 
 def default_data_dir() -> Path:
     configured = os.environ.get("OSAC_DATA_DIR")
@@ -33,7 +56,7 @@ class Settings:
     http_address: str = DEFAULT_HTTP_ADDRESS
     run_controllers: bool = True
     bootstrap: Path | None = None
-    config: dict[str, Any] = field(default_factory=dict)
+    config: dict[str, Any] = field(default_factory=lambda: merge_config(DEFAULT_CONFIG, {}))
     retention: timedelta = DEFAULT_RETENTION
     dev_issuer: bool = True
     clock: Clock = field(default_factory=SystemClock)
@@ -49,10 +72,11 @@ class Settings:
 
 
 def load_config(path: Path | None) -> dict[str, Any]:
+    """The effective configuration: the defaults, with the file (if any) merged over them."""
     if path is None:
-        return {}
+        return merge_config(DEFAULT_CONFIG, {})
     with path.open() as handle:
         loaded = yaml.safe_load(handle) or {}
     if not isinstance(loaded, dict):
         raise ValueError(f"{path}: the configuration must be a YAML mapping")
-    return loaded
+    return merge_config(DEFAULT_CONFIG, loaded)

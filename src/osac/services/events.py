@@ -83,7 +83,6 @@ class EventsService:
                     await outbox.check_retained(tx, after_revision)
                 except RevisionExpired as error:
                     raise OutOfRange(str(error)) from error
-        self.wakeup.notify(live_from)
         cursor = after_revision if after_revision else live_from
         return self._follow(caller, conditions, cursor, live_from)
 
@@ -98,8 +97,9 @@ class EventsService:
             for stored in batch:
                 yield self._event(event_class, stored, caller.private)
                 cursor = stored.revision
-            if not batch:
-                # Nothing matched up to ``newest`` (same snapshot): skip ahead.
+            if len(batch) < BATCH:
+                # Everything matching up to ``newest`` (same snapshot) was delivered: skip ahead
+                # and sleep until a newer commit, instead of asking again for nothing.
                 cursor = max(cursor, newest)
                 await self.wakeup.wait(cursor, self.options.poll_interval)
             elif cursor >= live_from and newest - cursor > self.options.buffer:

@@ -92,13 +92,16 @@ class Tx:
 
         ``lock`` takes row locks on PostgreSQL (SQLite has a single writer anyway): ``"share"``
         for rows a write refers to, ``"update"`` for a row about to be deleted, so that a create
-        referring to an object and the object's delete never both succeed."""
+        referring to an object and the object's delete never both succeed. ``"share"`` is
+        ``FOR KEY SHARE``: it conflicts with the delete's ``FOR UPDATE`` but not with ordinary
+        updates of the referenced row, so creates referring to a pool or subnet can update its
+        address counters without deadlocking on each other's share locks."""
         table = LIVE[kind.name]
         query = select(table.c.data).where(*where, *self._tenancy(table, tenants)).order_by(table.c.id)
         if limit is not None:
             query = query.limit(limit)
         if lock is not None:
-            query = query.with_for_update(read=lock == "share")
+            query = query.with_for_update(read=lock == "share", key_share=lock == "share")
         cls = kind.private_class()
         return [from_storage(row[0], cls) for row in await self.conn.execute(query)]
 

@@ -1,0 +1,64 @@
+"""The benchmarks run at tiny sizes on both databases, so they cannot rot.
+
+These check that each benchmark completes and that its numbers are sane (positive rates, every
+watcher got every event, List answers are right), never how fast anything is.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from bench import api_throughput, list_filter, watch_latency
+from bench.harness import DATABASES
+
+
+@pytest.mark.parametrize("db", DATABASES)
+async def test_api_throughput(db: str) -> None:
+    rows = await api_throughput.benchmark([db], ops=50, concurrency=4)
+    assert {(row["path"], row["op"]) for row in rows} == {
+        (path, op) for path in ("grpc", "rest", "raw") for op in ("create", "get")
+    }
+    for row in rows:
+        assert row["db"] == db and row["ops"] == 50
+        assert row["ops_per_s"] > 0
+        assert 0 < row["p50_ms"] <= row["p99_ms"]
+        if row["path"] != "raw":
+            assert row["pct_of_raw"] > 0
+
+
+@pytest.mark.parametrize("transport", watch_latency.TRANSPORTS)
+@pytest.mark.parametrize("db", DATABASES)
+async def test_watch_latency(db: str, transport: str) -> None:
+    rows = await watch_latency.benchmark([db], watcher_counts=(1, 5), rate=20, duration=1, transport=transport,
+                                         settle=15)
+    assert [row["watchers"] for row in rows] == [1, 5]
+    for row in rows:
+        assert row["errors"] == ""
+        assert row["events"] == 20
+        assert row["delivered"] == row["expected"] == 20 * row["watchers"]
+        assert 0 < row["p50_ms"] <= row["p99_ms"] <= row["max_ms"]
+        assert row["write_rate"] > 0
+
+
+@pytest.mark.parametrize("db", DATABASES)
+async def test_list_filter(db: str) -> None:
+    # Every List answer is checked inside the benchmark (total, size, labels); it raises otherwise.
+    rows = await list_filter.benchmark([db], objects=1000, repeat=3)
+    assert {(row["case"], row["transport"]) for row in rows} == {
+        (case, transport) for case in list_filter.CASES for transport in list_filter.TRANSPORTS
+    }
+    for row in rows:
+        assert row["objects"] > 1000 and row["lists"] == 3
+        assert 0 < row["p50_ms"] <= row["p99_ms"]
+        assert row["sql_p50_ms"] > 0 and not math.isnan(row["sql_p50_ms"])
+        assert row["load_rows_per_s"] > 0
+
+
+@pytest.mark.parametrize("module", [api_throughput, watch_latency, list_filter], ids=lambda m: m.__name__)
+def test_help(module: object, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        module.main(["--help"])  # type: ignore[attr-defined]
+    assert exit_info.value.code == 0
+    assert "usage: python -m bench." in capsys.readouterr().out
