@@ -121,3 +121,18 @@ async def test_transient_fabric_faults_are_retried_with_messages(live) -> None:
         events = (await client.request("GET", "/api/fulfillment/v1/security_groups")).json()["items"]
         history = [e["status"]["state"] for e in events]
     assert history == ["SECURITY_GROUP_STATE_READY"]
+
+
+async def test_networking_metrics_follow_the_pool_and_readiness(live) -> None:
+    server, admin = live
+    created = (await admin.request("POST", "/api/fulfillment/v1/tenants", json={"metadata": {"name": "acme"}})).json()
+    await wait_for(admin, f"/api/fulfillment/v1/tenants/{created['id']}", lambda t: t["status"]["state"] == "TENANT_STATE_READY")
+    async with asyncio.timeout(10):
+        while True:
+            metrics = (await admin.request("GET", "/metrics")).text
+            if 'osac_external_ip_pool_addresses{pool="public-v4",state="allocated"} 1.0' in metrics:
+                break
+            await asyncio.sleep(0.1)
+    assert 'osac_external_ip_pool_addresses{pool="public-v4",state="total"} 254.0' in metrics
+    assert 'osac_networking_ready_seconds_count{kind="subnet"}' in metrics
+    assert 'osac_network_provider_operation_seconds_count{kind="virtual_network",operation="apply",result="ok"}' in metrics

@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Awaitable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, timedelta
 from typing import TYPE_CHECKING
 
 from google.protobuf.message import Message
 
+from osac.controllers.networking_metrics import CLEANUP_FAILURES, PROVIDER_OPERATION_SECONDS, READY_SECONDS
 from osac.controllers.objects import (
     CONTROLLER_FINALIZER,
     ObjectReconciler,
@@ -127,14 +129,10 @@ class ProvisioningReconciler(ObjectReconciler):
         async with self.store.read() as tx:
             waiting = await self.waiting_for(tx, obj)
             if waiting is None:
-                started = time.perf_counter()
                 try:
-                    await self.apply(tx, obj)
+                    await self._call("apply", obj, self.apply(tx, obj))
                 except ProviderError as error:
-                    log.info("provider call failed", extra={"event": "ProviderCall", "kind": self.kind,
-                                                            "object_id": obj.id, "result": error.reason})  # type: ignore[attr-defined]
                     return await self._failed(obj, error, phase="provision")
-                log.debug("provider call %s %s took %.3fs", self.kind, obj.id, time.perf_counter() - started)  # type: ignore[attr-defined]
         async with self.store.write() as tx:
             stored = await self.load(tx, obj.id)  # type: ignore[attr-defined]
             if stored is None or is_deleting(stored) or stored.metadata.version != obj.metadata.version:  # type: ignore[attr-defined]
@@ -148,6 +146,8 @@ class ProvisioningReconciler(ObjectReconciler):
             desired.status.message = ""  # type: ignore[attr-defined]
             await self.provisioned(tx, desired)
             await self.write(tx, desired, stored)
+            created = stored.metadata.creation_timestamp.ToDatetime(tzinfo=UTC)  # type: ignore[attr-defined]
+            READY_SECONDS.labels(self.kind).observe(max(0.0, (tx.clock.now() - created).total_seconds()))
         self._forget(obj.id, "provision")  # type: ignore[attr-defined]
         return Result()
 
@@ -158,7 +158,7 @@ class ProvisioningReconciler(ObjectReconciler):
             return Result()  # waits for Delete or Signal
         async with self.store.read() as tx:
             try:
-                await self.teardown(tx, obj)
+                await self._call("teardown", obj, self.teardown(tx, obj))
             except ProviderError as error:
                 return await self._failed(obj, error, phase="teardown")
         async with self.store.write() as tx:
@@ -191,6 +191,7 @@ class ProvisioningReconciler(ObjectReconciler):
                 status.message = error.message if phase == "provision" else f"teardown failed: {error.message}"
                 await self.write(tx, desired, stored)
                 if phase == "teardown":
+                    CLEANUP_FAILURES.labels(self.kind).inc()
                     await lifecycle.record(tx, self.descriptor, desired, lifecycle.WARNING, "DeleteFailed",
                                            f"{object_label(self.descriptor, desired)}: {status.message}")
             else:
@@ -200,6 +201,25 @@ class ProvisioningReconciler(ObjectReconciler):
             self._forget(object_id, phase)
             return Result()
         raise TransientError(status.message, delay=backoff(attempt))
+
+    async def _call(self, operation: str, obj: Message, call: Awaitable[None]) -> None:
+        """Run one provider step, timing it and logging one record per call (§12)."""
+        started = time.perf_counter()
+        result = "ok"
+        try:
+            await call
+        except TerminalProviderError:
+            result = "terminal"
+            raise
+        except ProviderError:
+            result = "transient"
+            raise
+        finally:
+            seconds = time.perf_counter() - started
+            PROVIDER_OPERATION_SECONDS.labels(self.kind, operation, result).observe(seconds)
+            log.info("provider call %s.%s %s: %s in %.3fs", self.kind, operation, obj.id, result, seconds,  # type: ignore[attr-defined]
+                     extra={"event": "ProviderCall", "kind": self.kind, "operation": operation,
+                            "object_id": obj.id, "result": result, "tenant": obj.metadata.tenant})  # type: ignore[attr-defined]
 
     def _forget(self, object_id: str, phase: str | None = None) -> None:
         for key in [k for k in self._attempts if k[0] == object_id and (phase is None or k[1] == phase)]:
