@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from osac.auth.subject import Role
+from tests.support.networking import prepare_catalogue
 from tests.support.server import running_server
 
 
@@ -20,6 +21,7 @@ async def _wait_for(client, path: str, predicate, timeout: float = 10.0) -> dict
 async def test_tenant_becomes_ready_and_is_archived_on_delete(db_url, tmp_path) -> None:
     async with running_server(tmp_path, db_url, controllers=True) as server:
         admin = server.rest(server.token(Role.PROVIDER_ADMIN, user="root"))
+        await prepare_catalogue(admin, defaults=False)  # a READY default class without tenant defaults
         created = (await admin.request("POST", "/api/fulfillment/v1/tenants", json={"metadata": {"name": "acme"}})).json()
         assert created["status"]["state"] == "TENANT_STATE_PENDING"
         path = f"/api/fulfillment/v1/tenants/{created['id']}"
@@ -41,6 +43,9 @@ async def test_tenant_becomes_ready_and_is_archived_on_delete(db_url, tmp_path) 
         assert blocked.json()["message"] == "cannot delete Tenant 'acme': 1 VirtualNetwork(s) still in it: app"
 
         assert (await alice.request("DELETE", f"/api/fulfillment/v1/virtual_networks/{vn['id']}")).status_code == 200
+        async with asyncio.timeout(10):  # a DELETING network still blocks (networking.md §4) until archived
+            while (await alice.request("GET", f"/api/fulfillment/v1/virtual_networks/{vn['id']}")).status_code != 404:
+                await asyncio.sleep(0.05)
         assert (await admin.request("DELETE", path)).status_code == 200
         async with asyncio.timeout(10):
             while (await admin.request("GET", path)).status_code != 404:

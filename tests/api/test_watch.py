@@ -9,6 +9,7 @@ import pytest
 
 from osac.auth.subject import Role
 from osac.model import protos
+from tests.support.networking import prepare_catalogue
 from tests.support.server import running_server
 from tests.support.watching import payload, read_events, revisions
 
@@ -27,6 +28,7 @@ async def _make_networks(client, count: int, start: int = 0) -> list[str]:
 
 async def _tenant(server) -> None:
     admin = server.rest(server.token(Role.PROVIDER_ADMIN, user="root"))
+    await prepare_catalogue(admin, defaults=False)  # also for servers started here, not by the fixture
     assert (await admin.request("POST", "/api/fulfillment/v1/tenants", json={"metadata": {"name": "acme"}})).status_code == 200
 
 

@@ -6,9 +6,12 @@ from typing import Any
 
 from osac.model import registry
 from osac.model.kinds import Kind
+from tests.support.networking import set_state
 from tests.support.server import RestClient
 
 TENANT = "acme"
+#: Kinds whose samples other samples refer to and that must be READY (ALLOCATED) for that.
+READY_PREREQUISITES = ("virtual_network", "subnet", "security_group", "external_ip")
 
 
 async def ensure_ok(response: Any) -> dict[str, Any]:
@@ -38,9 +41,14 @@ class World:
         return created["id"]
 
     async def dependency(self, kind_name: str) -> str:
+        """An object other samples refer to; networking prerequisites are made READY (ALLOCATED)
+        through the private API, as the reconcilers would (no reconciler runs in API tests)."""
         if kind_name not in self.made:
-            sample = await self.sample(registry.get(kind_name))
-            self.made[kind_name] = await self._create(registry.get(kind_name).collection, sample)
+            kind = registry.get(kind_name)
+            sample = await self.sample(kind)
+            self.made[kind_name] = await self._create(kind.collection, sample)
+            if kind_name in READY_PREREQUISITES:
+                await set_state(self.admin, kind.collection, self.made[kind_name])
         return self.made[kind_name]
 
     async def sample(self, kind: Kind) -> dict[str, Any]:
@@ -83,8 +91,11 @@ class World:
         if name == "bare_metal_instance":
             return {"metadata": {"name": "bm-sample"}, "spec": {"host_type": "bm-standard"}}
         if name == "external_ip_attachment":
+            # Its own ExternalIP: an ExternalIP has one consumer, and the sample gateway uses the other.
+            attached = await self._create("external_ips", {"metadata": {"name": "eip-attached"}, "spec": {"pool": "public-v4"}})
+            await set_state(self.admin, "external_ips", attached)
             return {"metadata": {"name": "eipa-sample"},
-                    "spec": {"external_ip": await self.dependency("external_ip"),
+                    "spec": {"external_ip": attached,
                              "compute_instance": await self.dependency("compute_instance")}}
         raise AssertionError(f"no sample for {name}")
 

@@ -9,10 +9,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from osac.cli.connection import Connection
 from osac.cli.errors import ApiError, CliError
+from osac.cli.fields import (
+    ABSENT,
+    descriptor_of,
+    enum_label,
+    enum_type_of,
+    lookup_field,
+    value_at,
+    values_along,
+)
 from osac.cli.kinds import cel_string, ids_filter, looks_like_id, name_filter, reference_filter
 from osac.model import registry
 from osac.model.kinds import Kind, Method
@@ -110,14 +120,35 @@ class KindClient:
     def names(self, ids: Iterable[str]) -> dict[str, str]:
         """Names of the objects with ``ids`` (those without a name are left out). Cosmetic: a
         failing lookup gives an empty answer rather than an error."""
+        return {i: name for i, name in self.texts(ids, "metadata.name").items() if name}
+
+    def texts(self, ids: Iterable[str], path: str) -> dict[str, str]:
+        """The field at ``path`` of the objects with ``ids``, as text ("" when empty), for the
+        objects found. Cosmetic: a failing lookup gives an empty answer rather than an error."""
+        return {obj.id: field_text(obj, path) for obj in self.objects(ids)}  # type: ignore[attr-defined]
+
+    def objects(self, ids: Iterable[str]) -> Sequence[Message]:
+        """The visible objects among ``ids``; a failing lookup gives none (cosmetic callers)."""
         wanted = sorted({i for i in ids if i})
         if not wanted:
-            return {}
+            return []
         try:
-            found = self.list(ids_filter(wanted)).items
+            return self.list(ids_filter(wanted)).items
         except CliError:
-            return {}
-        return {obj.id: obj.metadata.name for obj in found if obj.metadata.name}  # type: ignore[attr-defined]
+            return []
+
+
+def field_text(obj: Message, path: str) -> str:
+    """A scalar field (or a list of them) as plain text, enums by their short name ("IPV4");
+    "" when absent or empty."""
+    value = value_at(obj, path)
+    field = lookup_field(descriptor_of(obj), path)
+    if value is ABSENT or value in ("", None) or not isinstance(field, FieldDescriptor):
+        return ""
+    values = list(value) if field.is_repeated else [value]
+    if field.enum_type is not None:
+        return ",".join(enum_label(enum_type_of(field), number) for number in values if number)
+    return ",".join(str(item) for item in values)
 
 
 def watch_events(connection: Connection, filter: str | None, after_revision: int) -> Iterator[Message]:
@@ -130,10 +161,22 @@ def watch_events(connection: Connection, filter: str | None, after_revision: int
         yield response.event  # type: ignore[attr-defined]
 
 
-def referrers(connection: Connection, kind: Kind, object_id: str) -> list[tuple[Kind, Message]]:
+@dataclass(frozen=True)
+class Link:
+    """One reference between two objects, seen from one of them: the reference field ``path``
+    (on the referring object), the other object's kind and id, and the other object itself
+    (None when it cannot be read)."""
+
+    path: str
+    kind: Kind
+    object_id: str
+    obj: Message | None
+
+
+def referrers(connection: Connection, kind: Kind, object_id: str) -> list[Link]:
     """Objects whose references (per the registry) point at ``object_id`` of ``kind``, among the
     kinds the API in use lists. Cosmetic: kinds whose lookup fails are left out."""
-    found: list[tuple[Kind, Message]] = []
+    found: list[Link] = []
     seen: set[tuple[str, str]] = set()
     for other in registry.kinds():
         methods = other.private_methods if connection.is_private else other.public_methods
@@ -150,8 +193,23 @@ def referrers(connection: Connection, kind: Kind, object_id: str) -> list[tuple[
             for item in items:
                 if (other.name, item.id) not in seen:  # type: ignore[attr-defined]
                     seen.add((other.name, item.id))  # type: ignore[attr-defined]
-                    found.append((other, item))
+                    found.append(Link(reference.path, other, item.id, item))  # type: ignore[attr-defined]
     return found
+
+
+def references(connection: Connection, kind: Kind, obj: Message) -> list[Link]:
+    """The objects ``obj`` references (per the registry), in the order of its reference fields.
+    Cosmetic: an object that cannot be read is given without it (``obj`` None)."""
+    links: list[Link] = []
+    for reference in kind.references:
+        ids = list(dict.fromkeys(str(v) for v in values_along(obj, reference.path) if v))
+        if not ids:
+            continue
+        target = registry.get(reference.target)
+        methods = target.private_methods if connection.is_private else target.public_methods
+        found = {o.id: o for o in KindClient(connection, target).objects(ids)} if Method.LIST in methods else {}  # type: ignore[attr-defined]
+        links += [Link(reference.path, target, i, found.get(i)) for i in ids]
+    return links
 
 
 def lifecycle_events(connection: Connection, object_id: str) -> list[Message]:

@@ -1,9 +1,12 @@
 """``osac describe``: one object as readable sections, the same way for every kind.
 
-Identity first (kind, id, name, tenant, creator, age, version), then state and its message and
-a flat kind's scalar fields, then every other top-level part of the object (``spec``,
-``status``, a flat kind's nested fields) as an indented tree, then labels and annotations, the
-objects referring to it and its lifecycle events.
+Identity first (kind, id, name, tenant, creator, age, version), then state and its message, the
+kind's key facts (``DETAILS``: a subnet's gateway and VIP range, an external IP's address and
+consumer) and a flat kind's scalar fields, then every other top-level part of the object
+(``spec``, ``status``, a flat kind's nested fields) as an indented tree, security rules in it
+as sentences (``tcp 443 from 0.0.0.0/0``), then labels and annotations, the objects it
+references and the objects referring to it (each with its state and ``SUMMARIES`` field), and
+its lifecycle events. What is shown per kind is data in this module.
 """
 
 from __future__ import annotations
@@ -18,46 +21,180 @@ import yaml
 from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from osac.cli.fields import ABSENT, descriptor_of, enum_label, enum_type_of, value_at
+from osac.cli.client import Link, field_text
+from osac.cli.fields import ABSENT, descriptor_of, enum_label, enum_type_of, is_map, is_message, value_at
 from osac.cli.kinds import display_name
-from osac.cli.render import age, state_label, to_dict
+from osac.cli.render import EMPTY, age, state_label, table_lines, to_dict
+from osac.cli.rules import rule_text
 from osac.model.kinds import Kind
 
 INDENT = "  "
 #: Top-level fields shown in the identity section rather than as trees.
 IDENTITY_FIELDS = ("id", "metadata")
 LABEL_WIDTH = 16
+#: The message type whose lists are shown as sentences.
+RULE_TYPE = "SecurityRule"
+
+
+@dataclass(frozen=True)
+class Detail:
+    """A key fact shown under the state: a label and a field path (a bool reads yes / no, an
+    empty value ``-``, or nothing when ``optional``)."""
+
+    label: str
+    path: str
+    optional: bool = False
+
+
+DETAILS: dict[str, tuple[Detail, ...]] = {
+    "network_class": (
+        Detail("Default", "is_default"),
+        Detail("Fabric manager", "fabric_manager"),
+        Detail("K8s manager", "k8s_manager"),
+        Detail("VIP prefix", "spec.vip_prefix_length", optional=True),
+    ),
+    "virtual_network": (Detail("CIDR", "spec.ipv4_cidr"), Detail("IPv6 CIDR", "spec.ipv6_cidr", optional=True)),
+    "subnet": (
+        Detail("CIDR", "spec.ipv4_cidr"),
+        Detail("IPv6 CIDR", "spec.ipv6_cidr", optional=True),
+        Detail("Gateway", "status.gateway"),
+        Detail("VIP range", "status.vip_range"),
+        Detail("Available", "status.available_addresses"),
+    ),
+    "external_ip_pool": (
+        Detail("CIDRs", "spec.cidrs"),
+        Detail("Total", "status.total"),
+        Detail("Allocated", "status.allocated"),
+        Detail("Available", "status.available"),
+    ),
+    "external_ip": (Detail("Address", "status.address"), Detail("Attached", "status.attached")),
+    "external_ip_attachment": (
+        Detail("External IP", "status.external_ip_address"),
+        Detail("Target address", "status.target_address"),
+        Detail("Reason", "status.reason"),
+    ),
+}
+
+#: A row naming the objects of some kinds referring to this one: an external IP's one consumer.
+REFERRER_ROWS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "external_ip": ("Consumer", ("external_ip_attachment", "nat_gateway")),
+}
+
+#: The field that says most about an object in a list of references (beside its state).
+SUMMARIES: dict[str, str] = {
+    "virtual_network": "spec.ipv4_cidr",
+    "subnet": "spec.ipv4_cidr",
+    "external_ip": "status.address",
+    "external_ip_attachment": "status.target_address",
+    "compute_instance": "status.internal_ip_address",
+    "cluster": "status.api_url",
+    "network_class": "title",
+    "external_ip_pool": "spec.ip_family",
+}
 
 
 @dataclass(frozen=True)
 class Related:
     """What ``describe`` shows besides the object itself."""
 
-    referrers: Sequence[tuple[Kind, Message]] = ()
+    referrers: Sequence[Link] = ()
     events: Sequence[Message] = ()
     now: datetime = field(default_factory=lambda: datetime.now(UTC))
+    references: Sequence[Link] = ()
 
 
 def describe_lines(kind: Kind, obj: Message, related: Related | None = None) -> list[str]:
     related = related or Related()
     lines = _identity(kind, obj, related.now)
     lines += _state(obj)
-    data = to_dict(obj)
+    lines += _details(kind, obj, related.referrers)
+    data = readable_dict(obj)
     shown = [name for name in (f.name for f in descriptor_of(obj).fields) if name in data]
-    parts = [name for name in shown if name not in IDENTITY_FIELDS]
+    in_details = {detail.path for detail in DETAILS.get(kind.name, ())}
+    parts = [name for name in shown if name not in IDENTITY_FIELDS and name not in in_details]
     lines += [_row(_title(name), _scalar(data[name])) for name in parts if not isinstance(data[name], dict | list)]
     for name in parts:
         if isinstance(data[name], dict | list):
             lines += ["", f"{_title(name)}:", *_tree(data[name])]
     lines += _mapping("Labels", value_at(obj, "metadata.labels"))
     lines += _mapping("Annotations", value_at(obj, "metadata.annotations"))
+    if related.references:
+        lines += ["", "References:", *_links(related.references, outgoing=True)]
     if related.referrers:
-        lines += ["", "Referenced by:"]
-        lines += [f"{INDENT}{other.message} '{display_name(item)}' ({item.id})"  # type: ignore[attr-defined]
-                  for other, item in related.referrers]
+        lines += ["", "Referenced by:", *_links(related.referrers, outgoing=False)]
     if related.events:
         lines += ["", "Events:", *_events(related.events, related.now)]
     return lines
+
+
+def _details(kind: Kind, obj: Message, referrers: Sequence[Link]) -> list[str]:
+    rows = []
+    for detail in DETAILS.get(kind.name, ()):
+        value = value_at(obj, detail.path)
+        if value is ABSENT or (detail.optional and not value):
+            continue
+        if isinstance(value, bool):
+            text = "yes" if value else "no"
+        elif isinstance(value, str | int):
+            text = str(value) if value != "" else EMPTY
+        else:
+            text = ", ".join(str(item) for item in value) or EMPTY
+        rows.append(_row(detail.label, text))
+    if kind.name in REFERRER_ROWS:
+        label, kinds = REFERRER_ROWS[kind.name]
+        users = [link for link in referrers if link.kind.name in kinds]
+        rows.append(_row(label, ", ".join(_link_name(link) + f" ({_link_state(link)})" for link in users) or "none"))
+    return rows
+
+
+def _links(links: Sequence[Link], *, outgoing: bool) -> list[str]:
+    """Aligned rows: the reference field, the other object, its state and summary, its id."""
+    table = []
+    for link in links:
+        summary = field_text(link.obj, SUMMARIES[link.kind.name]) if link.obj and link.kind.name in SUMMARIES else ""
+        row = [_link_name(link), _link_state(link), summary or EMPTY, link.object_id]
+        table.append([link.path, *row] if outgoing else [*row, f"(via {link.path})"])
+    lines, _ = table_lines([""] * len(table[0]), table)
+    return [f"{INDENT}{line}" for line in lines[1:]]
+
+
+def _link_name(link: Link) -> str:
+    if link.obj is None:
+        return f"{link.kind.message} {link.object_id}"
+    return f"{link.kind.message} '{display_name(link.obj)}'"
+
+
+def _link_state(link: Link) -> str:
+    return "not found" if link.obj is None else state_label(link.obj)
+
+
+def readable_dict(obj: Message) -> dict[str, Any]:
+    """The object in the API's JSON shape, with lists of security rules as sentences."""
+    data = to_dict(obj)
+    _rules_as_text(obj, data)
+    return data
+
+
+def _rules_as_text(message: Message, data: dict[str, Any]) -> None:
+    for field_descriptor in descriptor_of(message).fields:
+        name = field_descriptor.name
+        if name not in data or not is_message(field_descriptor):
+            continue
+        value = getattr(message, name)
+        if is_map(field_descriptor):
+            entries = data[name]
+            for key, item in value.items():
+                if isinstance(item, Message) and isinstance(entries.get(str(key)), dict):
+                    _rules_as_text(item, entries[str(key)])
+        elif field_descriptor.is_repeated:
+            if field_descriptor.message_type.name == RULE_TYPE:
+                data[name] = [rule_text(rule, egress="egress" in name) for rule in value]
+            else:
+                for item, item_data in zip(value, data[name], strict=False):
+                    if isinstance(item_data, dict):
+                        _rules_as_text(item, item_data)
+        elif isinstance(data[name], dict):
+            _rules_as_text(value, data[name])
 
 
 def _identity(kind: Kind, obj: Message, now: datetime) -> list[str]:

@@ -77,6 +77,29 @@ def value_at(message: Message, path: str) -> Any:
     return current
 
 
+def values_along(message: Message, path: str) -> list[Any]:
+    """Every value at a registry-style ``path``, where ``[]`` walks a list and ``{}`` a map's
+    values: ``spec.compute_network_attachments[].security_groups[]`` gives each group id of each
+    attachment. Unset messages on the way give nothing."""
+    current: list[Any] = [message]
+    for segment in path.split("."):
+        name = segment.removesuffix("[]").removesuffix("{}")
+        found: list[Any] = []
+        for item in current:
+            field = item.DESCRIPTOR.fields_by_name.get(name) if isinstance(item, Message) else None
+            if field is None or (is_message(field) and not field.is_repeated and not item.HasField(name)):
+                continue
+            value = getattr(item, name)
+            if segment.endswith("[]"):
+                found.extend(value)
+            elif segment.endswith("{}"):
+                found.extend(value.values())
+            else:
+                found.append(value)
+        current = found
+    return current
+
+
 def enum_prefix(enum_type: EnumDescriptor) -> str:
     """``SUBNET_STATE_`` for ``SubnetState``: the prefix every value carries (api.md §2.7)."""
     zero = enum_type.values_by_number.get(0)

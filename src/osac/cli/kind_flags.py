@@ -1,9 +1,15 @@
-"""Natural per-kind options of ``osac create`` (``--virtual-network``, ``--ingress RULE``), as data.
+"""Natural per-kind options of ``osac create`` and ``osac edit`` (``--virtual-network``,
+``--ingress RULE``), as data.
 
 Each ``KindFlag`` names a field path. A plain flag sets the field like ``--set PATH=VALUE``; on
 a repeated field each use appends. A flag with ``parse_item`` adds one message to a repeated
-field from ``key=value,key=value`` text, the keys being field names of that message (or
-shorthands the parser expands). Adding a kind's options is adding entries to ``KIND_FLAGS``.
+field from text (a security rule: ``protocol=tcp,port=443,cidr=0.0.0.0/0``); ``none`` gives no
+item, so ``--ingress none`` means "no rules". A ``switch`` takes no value (``--default``); flags
+sharing a ``group`` exclude each other (the one target of an external IP attachment).
+
+On create the flags add to what files give; on edit a list named by a flag is replaced by the
+flag's items, and flags of immutable fields are refused. Adding a kind's options is adding
+entries to ``KIND_FLAGS``.
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ from google.protobuf.message import Message
 from osac.cli.errors import CliError
 from osac.cli.fields import descriptor_of, is_map, lookup_field
 from osac.cli.inputs import apply_assignment, convert_scalar
+from osac.cli.rules import NO_RULES, parse_rule
+from osac.model.kinds import Kind
 
 #: Field assignments (path relative to the item, text value) for one item of a repeated field.
 ItemParser = Callable[[str], list[tuple[str, str]]]
@@ -29,60 +37,70 @@ class KindFlag:
     path: str
     help: str
     parse_item: ItemParser | None = None
+    aliases: tuple[str, ...] = ()
+    #: Takes no value: ``--default`` means ``--default=true``.
+    switch: bool = False
+    #: Flags of one group exclude each other.
+    group: str | None = None
+
+    @property
+    def options(self) -> tuple[str, ...]:
+        return (self.option, *self.aliases)
 
 
-def key_values(text: str) -> list[tuple[str, str]]:
-    """``[("protocol", "tcp"), ("port", "443")]`` from ``protocol=tcp,port=443``."""
-    pairs = []
-    for part in text.split(","):
-        if not part.strip():
-            continue
-        key, equals, value = part.partition("=")
-        if not equals or not key.strip():
-            raise CliError(f"'{part}' in '{text}' is not KEY=VALUE")
-        pairs.append((key.strip(), value.strip()))
-    return pairs
-
-
-def security_rule(text: str) -> list[tuple[str, str]]:
-    """A SecurityRule from ``protocol=tcp,port=443,cidr=0.0.0.0/0``: ``port`` is ``N`` or
-    ``N-M`` (port_from, port_to), ``cidr`` goes to ``ipv4_cidr`` or ``ipv6_cidr`` by its form;
-    the rule's own field names work too."""
-    assignments = []
-    for key, value in key_values(text):
-        if key == "port":
-            low, _, high = value.partition("-")
-            assignments += [("port_from", low), ("port_to", high or low)]
-        elif key == "cidr":
-            assignments.append(("ipv6_cidr" if ":" in value else "ipv4_cidr", value))
-        else:
-            assignments.append((key, value))
-    return assignments
-
-
-RULE_HELP = "a rule 'protocol=tcp,port=443,cidr=0.0.0.0/0' (repeatable; port N or N-M)"
+RULE_HELP = "rule 'protocol=tcp,port=443,cidr=0.0.0.0/0' (repeatable; ports=N-M, cidr6=; 'none': no rules)"
+VN = ("--vn",)
 
 KIND_FLAGS: dict[str, tuple[KindFlag, ...]] = {
     "tenant": (KindFlag("--domain", "spec.domains", "an e-mail domain of the tenant (repeatable)"),),
     "virtual_network": (
-        KindFlag("--ipv4-cidr", "spec.ipv4_cidr", "IPv4 CIDR of the network"),
+        KindFlag("--cidr", "spec.ipv4_cidr", "IPv4 CIDR of the network", aliases=("--ipv4-cidr",)),
         KindFlag("--ipv6-cidr", "spec.ipv6_cidr", "IPv6 CIDR of the network"),
         KindFlag("--network-class", "spec.network_class", "network class (name or id; default class if omitted)"),
     ),
     "subnet": (
-        KindFlag("--virtual-network", "spec.virtual_network", "virtual network (name or id)"),
-        KindFlag("--ipv4-cidr", "spec.ipv4_cidr", "IPv4 CIDR inside the network's"),
+        KindFlag("--virtual-network", "spec.virtual_network", "virtual network (name or id)", aliases=VN),
+        KindFlag("--cidr", "spec.ipv4_cidr", "IPv4 CIDR inside the network's", aliases=("--ipv4-cidr",)),
         KindFlag("--ipv6-cidr", "spec.ipv6_cidr", "IPv6 CIDR inside the network's"),
     ),
     "security_group": (
-        KindFlag("--virtual-network", "spec.virtual_network", "virtual network (name or id)"),
-        KindFlag("--ingress", "spec.ingress", f"ingress {RULE_HELP}", security_rule),
-        KindFlag("--egress", "spec.egress", f"egress {RULE_HELP}", security_rule),
+        KindFlag("--virtual-network", "spec.virtual_network", "virtual network (name or id)", aliases=VN),
+        KindFlag("--ingress", "spec.ingress", f"ingress {RULE_HELP}", parse_rule),
+        KindFlag("--egress", "spec.egress", f"egress {RULE_HELP}", parse_rule),
     ),
     "external_ip": (KindFlag("--pool", "spec.pool", "external IP pool (name or id)"),),
+    "external_ip_attachment": (
+        KindFlag("--external-ip", "spec.external_ip", "external IP (name or id)", aliases=("--eip",)),
+        KindFlag("--compute-instance", "spec.compute_instance", "target compute instance (name or id)",
+                 aliases=("--vm",), group="target"),
+        KindFlag("--cluster", "spec.cluster", "target cluster (name or id)", group="target"),
+        KindFlag("--baremetal-instance", "spec.baremetal_instance", "target bare-metal instance (name or id)",
+                 aliases=("--bare-metal-instance", "--bmi"), group="target"),
+        KindFlag("--endpoint", "spec.target_endpoint", "endpoint of a cluster target: api or ingress"),
+    ),
     "nat_gateway": (
-        KindFlag("--virtual-network", "spec.virtual_network", "virtual network (name or id)"),
-        KindFlag("--external-ip", "spec.external_ip", "external IP (name or id)"),
+        KindFlag("--virtual-network", "spec.virtual_network", "virtual network (name or id)", aliases=VN),
+        KindFlag("--external-ip", "spec.external_ip", "external IP (name or id)", aliases=("--eip",)),
+    ),
+    "network_class": (
+        KindFlag("--title", "title", "title shown to tenants"),
+        KindFlag("--description", "description", "description shown to tenants"),
+        KindFlag("--fabric-manager", "fabric_manager", "registered fabric manager (required)"),
+        KindFlag("--k8s-manager", "k8s_manager", "registered k8s manager (none: bare metal only)"),
+        KindFlag("--default", "is_default", "make it the default class", switch=True),
+        KindFlag("--vip-prefix-length", "spec.vip_prefix_length", "prefix length of a subnet's VIP range (28)"),
+        KindFlag("--vn-cidr", "spec.defaults.virtual_network_ipv4_cidr", "tenant default: network IPv4 CIDR"),
+        KindFlag("--vn-ipv6-cidr", "spec.defaults.virtual_network_ipv6_cidr", "tenant default: network IPv6 CIDR"),
+        KindFlag("--subnet-cidr", "spec.defaults.subnet_ipv4_cidr", "tenant default: subnet IPv4 CIDR"),
+        KindFlag("--subnet-ipv6-cidr", "spec.defaults.subnet_ipv6_cidr", "tenant default: subnet IPv6 CIDR"),
+        KindFlag("--nat-gateway", "spec.defaults.enable_nat_gateway", "tenant default: a NAT gateway",
+                 switch=True),
+        KindFlag("--ingress", "spec.defaults.ingress_rules", f"tenant default: ingress {RULE_HELP}", parse_rule),
+        KindFlag("--egress", "spec.defaults.egress_rules", f"tenant default: egress {RULE_HELP}", parse_rule),
+    ),
+    "external_ip_pool": (
+        KindFlag("--cidr", "spec.cidrs", "a CIDR of the pool (repeatable)"),
+        KindFlag("--family", "spec.ip_family", "ipv4 (default) or ipv6"),
     ),
 }
 
@@ -92,11 +110,13 @@ def flags_of(kind_name: str) -> tuple[KindFlag, ...]:
 
 
 def parse_kind_flags(kind_name: str, args: list[str]) -> list[tuple[KindFlag, str]]:
-    """Pair the extra command-line words with the kind's flags (``--opt VALUE`` or ``--opt=VALUE``).
+    """Pair the extra command-line words with the kind's flags (``--opt VALUE``, ``--opt=VALUE``,
+    or a bare switch), checking rule texts and exclusive groups before anything is sent.
 
-    :raises CliError: a word that is not one of the kind's flags, or a flag without a value.
+    :raises CliError: a word that is not one of the kind's flags, a flag without a value, a bad
+        rule (named with its flag), or two flags of one group.
     """
-    by_option = {flag.option: flag for flag in flags_of(kind_name)}
+    by_option = {option: flag for flag in flags_of(kind_name) for option in flag.options}
     pairs: list[tuple[KindFlag, str]] = []
     words = list(args)
     while words:
@@ -104,37 +124,79 @@ def parse_kind_flags(kind_name: str, args: list[str]) -> list[tuple[KindFlag, st
         option, equals, value = word.partition("=")
         flag = by_option.get(option)
         if flag is None:
-            known = ", ".join(by_option) or "none besides the common ones"
+            known = ", ".join(f.option for f in flags_of(kind_name)) or "none besides the common ones"
             raise CliError(f"unexpected argument '{word}' for {kind_name}; its options: {known}")
         if not equals:
-            if not words:
+            if flag.switch:
+                value = "true"
+            elif not words:
                 raise CliError(f"{option} needs a value")
-            value = words.pop(0)
+            else:
+                value = words.pop(0)
+        if flag.parse_item is not None and not _is_empty_list(value):
+            try:
+                flag.parse_item(value)
+            except CliError as error:
+                raise CliError(f"{flag.option} '{value}': {error}") from None
         pairs.append((flag, value))
+    _check_groups(kind_name, pairs)
     return pairs
 
 
-def apply_kind_flags(message: Message, pairs: list[tuple[KindFlag, str]]) -> None:
-    """Set the fields the flags name on ``message``; repeated fields get one item per use.
+def _check_groups(kind_name: str, pairs: list[tuple[KindFlag, str]]) -> None:
+    chosen: dict[str, KindFlag] = {}
+    for flag, _ in pairs:
+        if flag.group is None:
+            continue
+        first = chosen.setdefault(flag.group, flag)
+        if first is not flag:
+            members = [f.option for f in flags_of(kind_name) if f.group == flag.group]
+            raise CliError(
+                f"{first.option} and {flag.option} exclude each other: give one {flag.group}, "
+                f"with one of {', '.join(members)}"
+            )
+
+
+def _is_empty_list(value: str) -> bool:
+    return value.strip().lower() == NO_RULES
+
+
+def apply_kind_flags(message: Message, pairs: list[tuple[KindFlag, str]], *, replace: bool = False) -> list[str]:
+    """Set the fields the flags name on ``message``; repeated fields get one item per use,
+    after the current items (``replace``: instead of them). Returns the update-mask paths.
 
     :raises CliError: a value that does not fit its field, named with the option.
     """
+    paths: list[str] = []
     for flag, value in pairs:
         field = lookup_field(descriptor_of(message), flag.path)
         if not isinstance(field, FieldDescriptor):
             raise CliError(f"{flag.option}: {message.DESCRIPTOR.name} has no field {flag.path}")
+        is_list = field.is_repeated and not is_map(field)
+        if is_list and replace and flag.path not in paths:
+            del _repeated(message, flag.path)[:]
         try:
             if flag.parse_item is not None:
-                item = _repeated(message, flag.path).add()
-                for path, text in flag.parse_item(value):
-                    apply_assignment(item, path, text)
-            elif field.is_repeated and not is_map(field):
+                if not _is_empty_list(value):
+                    item = _repeated(message, flag.path).add()
+                    for path, text in flag.parse_item(value):
+                        apply_assignment(item, path, text)
+            elif is_list:
                 items = [part.strip() for part in value.split(",") if part.strip()]
                 _repeated(message, flag.path).extend(convert_scalar(field, item, flag.path) for item in items)
             else:
                 apply_assignment(message, flag.path, value)
         except CliError as error:
             raise CliError(f"{flag.option} '{value}': {error}") from None
+        paths.append(flag.path)
+    return list(dict.fromkeys(paths))
+
+
+def check_mutable(kind: Kind, pairs: list[tuple[KindFlag, str]]) -> None:
+    """:raises CliError: a flag names a field that cannot change after create."""
+    for flag, _ in pairs:
+        if any(flag.path == path or flag.path.startswith(path + ".") for path in kind.immutable):
+            raise CliError(f"{flag.option}: {kind.message} {flag.path} cannot be changed after create")
 
 
 def _repeated(message: Message, path: str) -> Any:
@@ -147,5 +209,6 @@ def _repeated(message: Message, path: str) -> Any:
 def flags_help() -> str:
     lines = ["Options per kind (after KIND):"]
     for kind_name, flags in KIND_FLAGS.items():
-        lines.append(f"  {kind_name}: " + ", ".join(flag.option for flag in flags))
+        lines.append(f"  {kind_name}: " + ", ".join("|".join(flag.options) for flag in flags))
     return "\n".join(lines)
+

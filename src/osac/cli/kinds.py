@@ -24,11 +24,32 @@ def resolve_kind(word: str, *, private: bool, method: Method | None = None) -> K
         chosen API does not serve (the message says whether ``--private`` helps).
     """
     kind = registry.lookup(word)
+    if kind is None and len(word) > 2 and word.lower().endswith("s"):
+        kind = registry.lookup(word[:-1])  # plural of an alias: eips, sgs, natgws
     if kind is None:
         raise CliError(f"unknown kind '{word}'; known kinds: {known_kinds()}")
     if method is not None:
         require_method(kind, method, private=private)
     return kind
+
+
+def resolve_write(word: str, method: Method, *, private: bool) -> tuple[Kind, bool]:
+    """The kind ``word`` names for a write, and whether the write uses the private API
+    (``write_is_private``).
+
+    :raises CliError: as ``resolve_kind``.
+    """
+    kind = resolve_kind(word, private=private)
+    uses_private = write_is_private(kind, method, private=private)
+    require_method(kind, method, private=uses_private)
+    return kind, uses_private
+
+
+def write_is_private(kind: Kind, method: Method, *, private: bool) -> bool:
+    """Whether a write goes through the private API: when asked (``--private``), or when only
+    the private API offers it (creating a network class or an external IP pool, Signal), as
+    for any provider-only write. Reads use the private API only when asked."""
+    return private or (method not in kind.public_methods and method in kind.private_methods)
 
 
 def require_method(kind: Kind, method: Method, *, private: bool) -> None:

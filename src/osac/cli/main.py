@@ -1,6 +1,8 @@
 """The ``osac`` command: Typer wiring only; each command delegates to the module doing its job."""
 
+import contextlib
 import getpass
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -9,11 +11,19 @@ from google.protobuf.message import Message
 
 from osac.auth.subject import Role
 from osac.cli import serve as serving
-from osac.cli.client import KindClient, Listing, check_server, lifecycle_events, referrers, watch_events
+from osac.cli.client import (
+    KindClient,
+    Listing,
+    check_server,
+    lifecycle_events,
+    references,
+    referrers,
+    watch_events,
+)
 from osac.cli.config import SavedLogin, load_login, save_login
 from osac.cli.connection import DEFAULT_ADDRESS, NOT_LOGGED_IN, Connection, resolve_target, split_address
 from osac.cli.describe import Related, describe_lines
-from osac.cli.errors import CliError, reports_errors
+from osac.cli.errors import ApiError, CliError, reports_errors
 from osac.cli.inputs import (
     Document,
     parse_documents,
@@ -23,12 +33,19 @@ from osac.cli.inputs import (
     split_assignment,
 )
 from osac.cli.kind_flags import flags_help, parse_kind_flags
-from osac.cli.kinds import describe_object, ids_filter, known_kinds, resolve_kind
+from osac.cli.kinds import (
+    describe_object,
+    ids_filter,
+    known_kinds,
+    resolve_kind,
+    resolve_write,
+    write_is_private,
+)
 from osac.cli.printer import KindPrinter, print_event, print_lines
 from osac.cli.render import OutputFormat, as_json, as_yaml, to_dict
 from osac.cli.tokens import identity_of, mint_dev_token, parse_duration
 from osac.cli.watching import kind_event_filter
-from osac.cli.writes import Overrides, create_all, edit_object, relabel
+from osac.cli.writes import Overrides, create_all, create_is_private, edit_object, relabel
 from osac.model.kinds import Kind, Method
 from osac.server.settings import DEFAULT_GRPC_ADDRESS, DEFAULT_HTTP_ADDRESS, default_data_dir
 
@@ -76,6 +93,20 @@ MaxEventsOption = Annotated[
 
 def connect(address: str | None, token: str | None, plaintext: bool, private: bool) -> Connection:
     return Connection(resolve_target(address, token, plaintext=plaintext, private=private))
+
+
+@contextlib.contextmanager
+def provider_only(kinds: list[Kind], method: Method, *, asked: bool) -> Iterator[None]:
+    """Explain a refusal of a write that went to the private API without ``--private``
+    (network classes, external IP pools): it is for provider admins."""
+    try:
+        yield
+    except ApiError as error:
+        automatic = [k for k in kinds if not asked and write_is_private(k, method, private=False)]
+        if error.code != "PERMISSION_DENIED" or not automatic:
+            raise
+        what = " and ".join(k.collection.replace("_", " ") for k in automatic)
+        raise ApiError(error.code, f"{error.message} ({method.value} of {what} is for provider admins)") from None
 
 
 # -- server and identity ---------------------------------------------------------------------------
@@ -255,13 +286,18 @@ def describe(
     plaintext: PlaintextOption = False,
     private: PrivateOption = False,
 ) -> None:
-    """Show objects in detail: identity, state, spec, status, labels, referrers and events."""
+    """Show objects in detail: identity, state, key facts, spec, status, labels, the objects it
+    references and those referring to it, and its events."""
     kind = resolve_kind(kind_word, private=private, method=Method.GET)
     with connect(address, token, plaintext, private) as connection:
         client = KindClient(connection, kind)
         for index, word in enumerate(objects):
             obj = client.find(word)
-            related = Related(referrers(connection, kind, obj.id), _events_of(connection, obj.id))  # type: ignore[attr-defined]
+            related = Related(
+                referrers(connection, kind, obj.id),  # type: ignore[attr-defined]
+                _events_of(connection, obj.id),  # type: ignore[attr-defined]
+                references=references(connection, kind, obj),
+            )
             print_lines(([""] if index else []) + describe_lines(kind, obj, related))
 
 
@@ -328,8 +364,11 @@ def create(
     plaintext: PlaintextOption = False,
     private: PrivateOption = False,
 ) -> None:
-    """Create objects from files (-f) or from options (--name, --set PATH=VALUE, per-kind options)."""
-    given_kind = resolve_kind(kind_word, private=private, method=Method.CREATE) if kind_word else None
+    """Create objects from files (-f) or from options (--name, --set PATH=VALUE, per-kind options).
+
+    Network classes and external IP pools are created through the private API (provider admins)
+    without --private."""
+    given_kind = resolve_kind(kind_word, private=True) if kind_word else None
     extra = list(context.args)
     if extra and given_kind is None:
         raise CliError(f"unexpected arguments {' '.join(extra)}; name the KIND first: osac create KIND ...")
@@ -338,6 +377,10 @@ def create(
         if given_kind is None:
             raise CliError(f"name the KIND to create, or give -f FILE; kinds: {known_kinds()}")
         documents = [Document({}, None, "the options")]
+    asked = private
+    private = create_is_private(documents, given_kind, private=private)
+    if kind_word:
+        given_kind, _ = resolve_write(kind_word, Method.CREATE, private=private)
     overrides = Overrides(
         name=name,
         tenant=tenant,
@@ -346,7 +389,8 @@ def create(
         kind_flags=parse_kind_flags(given_kind.name, extra) if given_kind else [],
     )
     verb = "valid (dry run; nothing created)" if dry_run else "created"
-    with connect(address, token, plaintext, private) as connection:
+    kinds = [given_kind] if given_kind else [resolve_kind(d.kind_word, private=True) for d in documents if d.kind_word]
+    with connect(address, token, plaintext, private) as connection, provider_only(kinds, Method.CREATE, asked=asked):
         for kind, created in create_all(connection, documents, given_kind, overrides, dry_run=dry_run):
             _print_written(kind, created, output, verb)
 
@@ -363,9 +407,14 @@ def _print_written(kind: Kind, obj: Message, output: OutputFormat | None, verb: 
         typer.echo(as_json(to_dict(obj)))
 
 
-@app.command()
+@app.command(
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    epilog="Per-kind options of create work too (a list they name is replaced): "
+    "osac edit sg web --ingress protocol=tcp,port=443,cidr=0.0.0.0/0.",
+)
 @reports_errors
 def edit(
+    context: typer.Context,
     kind_word: KindArgument,
     word: Annotated[str, typer.Argument(metavar="ID|NAME", help="The object, by id or name.")],
     set_: SetOption = None,
@@ -375,11 +424,14 @@ def edit(
     plaintext: PlaintextOption = False,
     private: PrivateOption = False,
 ) -> None:
-    """Change an object in $EDITOR (or with --set PATH=VALUE) and send an Update of the changed paths."""
-    kind = resolve_kind(kind_word, private=private, method=Method.UPDATE)
+    """Change an object in $EDITOR (or with --set PATH=VALUE or per-kind options) and send an
+    Update of the changed paths."""
+    asked = private
+    kind, private = resolve_write(kind_word, Method.UPDATE, private=private)
     assignments = [split_assignment(text) for text in set_ or []]
-    with connect(address, token, plaintext, private) as connection:
-        result = edit_object(KindClient(connection, kind), word, assignments)
+    kind_flags = parse_kind_flags(kind.name, list(context.args))
+    with connect(address, token, plaintext, private) as connection, provider_only([kind], Method.UPDATE, asked=asked):
+        result = edit_object(KindClient(connection, kind), word, assignments, kind_flags)
     if result.updated is None:
         typer.echo(f"{describe_object(kind, result.stored)} unchanged; nothing sent")
     else:
@@ -398,9 +450,10 @@ def label(
     private: PrivateOption = False,
 ) -> None:
     """Set (k=v) and remove (k-) labels of an object."""
-    kind = resolve_kind(kind_word, private=private, method=Method.UPDATE)
+    asked = private
+    kind, private = resolve_write(kind_word, Method.UPDATE, private=private)
     wanted = parse_label_changes(changes)
-    with connect(address, token, plaintext, private) as connection:
+    with connect(address, token, plaintext, private) as connection, provider_only([kind], Method.UPDATE, asked=asked):
         updated = relabel(KindClient(connection, kind), word, wanted)
     labels = ", ".join(f"{k}={v}" for k, v in sorted(updated.metadata.labels.items())) or "none"  # type: ignore[attr-defined]
     typer.echo(f"{describe_object(kind, updated)} labelled; labels: {labels}")
@@ -417,8 +470,9 @@ def delete(
     private: PrivateOption = False,
 ) -> None:
     """Delete objects; those with infrastructure are torn down first, then archived."""
-    kind = resolve_kind(kind_word, private=private, method=Method.DELETE)
-    with connect(address, token, plaintext, private) as connection:
+    asked = private
+    kind, private = resolve_write(kind_word, Method.DELETE, private=private)
+    with connect(address, token, plaintext, private) as connection, provider_only([kind], Method.DELETE, asked=asked):
         client = KindClient(connection, kind)
         for word in objects:
             obj = client.find(word)
@@ -436,7 +490,7 @@ def signal(
     plaintext: PlaintextOption = False,
 ) -> None:
     """Ask the reconcilers to look at objects again (private API; retries FAILED work)."""
-    kind = resolve_kind(kind_word, private=True, method=Method.SIGNAL)
+    kind, _ = resolve_write(kind_word, Method.SIGNAL, private=True)
     with connect(address, token, plaintext, True) as connection:
         client = KindClient(connection, kind)
         for word in objects:

@@ -15,9 +15,10 @@ from google.protobuf.message import Message
 from rich.console import Console
 from rich.text import Text
 
-from osac.cli.client import KindClient, Listing
+from osac.cli.client import KindClient, Listing, field_text
 from osac.cli.fields import ABSENT, descriptor_of, value_at
 from osac.cli.render import (
+    NAME_PATH,
     CellContext,
     OutputFormat,
     aligned,
@@ -30,7 +31,7 @@ from osac.cli.render import (
     table_lines,
     to_dict,
 )
-from osac.cli.tables import columns_for, reference_targets
+from osac.cli.tables import Column, columns_for, reference_targets
 from osac.model import registry
 
 
@@ -42,6 +43,8 @@ class KindPrinter:
         self.columns = columns_for(self.kind, descriptor_of(client.message_class()))
         self._targets = reference_targets(self.kind, self.columns)
         self._names: dict[str, str] = {}
+        self._shown: dict[tuple[str, str], str] = {}
+        self._looked_up: set[str] = set()
         self._widths: list[int] | None = None
 
     def print_listing(self, listing: Listing, *, single: bool = False) -> None:
@@ -79,14 +82,44 @@ class KindPrinter:
 
     def _rows(self, items: Sequence[Message]) -> list[list[str]]:
         self._learn_names(items)
-        return rows(items, self.columns, CellContext(names=self._names))
+        return rows(items, self.columns, CellContext(names=self._names, shown=self._shown))
 
     def _learn_names(self, items: Sequence[Message]) -> None:
-        for path, target in self._targets.items():
-            ids = {value_at(obj, path) for obj in items} - {ABSENT, ""} - set(self._names)
-            if ids:
-                other = KindClient(self.client.connection, registry.get(target))
-                self._names.update(other.names(str(i) for i in ids))
+        """Look up, once per batch and referenced kind, what ``ref`` and ``oneof`` columns show
+        of the objects they reference: their names, and other fields (``show``)."""
+        wanted: dict[str, set[str]] = {}  # referenced kind -> ids not looked up yet
+        fields: dict[str, set[str]] = {}  # referenced kind -> fields shown besides the name
+        for column in self.columns:
+            for obj in items:
+                for path, object_id in self._references(column, obj):
+                    target = self._targets.get(path)
+                    if target is None or object_id in self._looked_up:
+                        continue
+                    wanted.setdefault(target, set()).add(object_id)
+                    if column.format == "ref" and column.show != NAME_PATH:
+                        fields.setdefault(target, set()).add(column.show)
+        for target, ids in wanted.items():
+            self._looked_up.update(ids)
+            for obj in KindClient(self.client.connection, registry.get(target)).objects(ids):
+                object_id = obj.id  # type: ignore[attr-defined]
+                name = field_text(obj, NAME_PATH)
+                if name:
+                    self._names[object_id] = name
+                for path in fields.get(target, ()):
+                    self._shown[(path, object_id)] = field_text(obj, path)
+
+    @staticmethod
+    def _references(column: Column, obj: Message) -> list[tuple[str, str]]:
+        """(reference path, id) pairs a ``ref`` or ``oneof`` cell of ``obj`` shows."""
+        value = value_at(obj, column.path)
+        if value is ABSENT or not value:
+            return []
+        if column.format == "ref" and isinstance(value, str):
+            return [(column.path, value)]
+        if column.format == "oneof" and isinstance(value, tuple):
+            chosen, object_id = value
+            return [(f"{column.path.rpartition('.')[0]}.{chosen}", object_id)] if object_id else []
+        return []
 
 
 def print_event(event: Message, output: OutputFormat) -> None:

@@ -21,11 +21,17 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from osac.cli.fields import ABSENT, descriptor_of, enum_label, enum_type_of, is_map, lookup_field, value_at
 from osac.cli.kinds import display_name
+from osac.cli.rules import short_rule
 from osac.cli.tables import Column
 from osac.model import registry
 
 EMPTY = "-"
 COLUMN_GAP = "   "
+NAME_PATH = "metadata.name"
+#: A column given to formatters called without one.
+TEXT = Column("", "")
+#: Rule lists up to this long are spelled out in tables; longer ones are counted.
+SHORT_RULES = 2
 
 
 class OutputFormat(StrEnum):
@@ -42,14 +48,18 @@ class CellContext:
     now: datetime = field(default_factory=lambda: datetime.now(UTC))
     #: Names of referenced objects by id, for ``ref`` columns.
     names: Mapping[str, str] = field(default_factory=dict)
+    #: Other fields of referenced objects, by (field path, id), for ``ref`` columns with ``show``.
+    shown: Mapping[tuple[str, str], str] = field(default_factory=dict)
 
 
-Formatter = Callable[[Any, FieldDescriptor | OneofDescriptor, CellContext], str]
+Formatter = Callable[[Any, FieldDescriptor | OneofDescriptor, CellContext, Column], str]
 
 
-def format_text(value: Any, field: FieldDescriptor | OneofDescriptor, context: CellContext) -> str:
+def format_text(
+    value: Any, field: FieldDescriptor | OneofDescriptor, context: CellContext, column: Column = TEXT
+) -> str:
     if isinstance(field, OneofDescriptor):
-        return format_oneof(value, field, context)
+        return format_oneof(value, field, context, column)
     if field.is_repeated and not is_map(field):
         return ",".join(format_scalar(item, field) for item in value) or EMPTY
     if is_map(field):
@@ -69,35 +79,61 @@ def format_scalar(value: Any, field: FieldDescriptor) -> str:
     return str(value)
 
 
-def format_enum(value: Any, field: FieldDescriptor | OneofDescriptor, context: CellContext) -> str:
+def format_enum(
+    value: Any, field: FieldDescriptor | OneofDescriptor, context: CellContext, column: Column = TEXT
+) -> str:
     if isinstance(field, FieldDescriptor) and field.enum_type is not None and not field.is_repeated:
         return enum_label(enum_type_of(field), value) if value else EMPTY
-    return format_text(value, field, context)
+    return format_text(value, field, context, column)
 
 
-def format_age(value: Any, field: FieldDescriptor | OneofDescriptor, context: CellContext) -> str:
+def format_age(
+    value: Any, field: FieldDescriptor | OneofDescriptor, context: CellContext, column: Column = TEXT
+) -> str:
     if not isinstance(value, Timestamp):
         return EMPTY
     return age(context.now - value.ToDatetime(tzinfo=UTC))
 
 
-def format_ref(value: Any, field: FieldDescriptor | OneofDescriptor, context: CellContext) -> str:
+def format_ref(
+    value: Any, field: FieldDescriptor | OneofDescriptor, context: CellContext, column: Column = TEXT
+) -> str:
     if isinstance(value, str):
+        if column.show != NAME_PATH and (column.show, value) in context.shown:
+            return context.shown[(column.show, value)] or EMPTY
         return context.names.get(value, value) or EMPTY
-    return format_text(value, field, context)
+    return format_text(value, field, context, column)
 
 
-def format_count(value: Any, field: FieldDescriptor | OneofDescriptor, context: CellContext) -> str:
+def format_count(
+    value: Any, field: FieldDescriptor | OneofDescriptor, context: CellContext, column: Column = TEXT
+) -> str:
     return str(len(value))
 
 
-def format_yes(value: Any, field: FieldDescriptor | OneofDescriptor, context: CellContext) -> str:
+def format_yes(
+    value: Any, field: FieldDescriptor | OneofDescriptor, context: CellContext, column: Column = TEXT
+) -> str:
     return "yes" if value else "no"
 
 
-def format_oneof(value: Any, field: FieldDescriptor | OneofDescriptor, context: CellContext) -> str:
+def format_oneof(
+    value: Any, field: FieldDescriptor | OneofDescriptor, context: CellContext, column: Column = TEXT
+) -> str:
     chosen, target = value
     return f"{chosen}/{context.names.get(target, target)}" if target else EMPTY
+
+
+def format_rules(
+    value: Any, field: FieldDescriptor | OneofDescriptor, context: CellContext, column: Column = TEXT
+) -> str:
+    """Security rules in short: ``tcp/443,icmp`` for up to ``SHORT_RULES`` rules, else ``5 rules``;
+    ``none`` for no rules (nothing passes)."""
+    if not value:
+        return "none"
+    if len(value) > SHORT_RULES:
+        return f"{len(value)} rules"
+    return ",".join(short_rule(rule) for rule in value)
 
 
 FORMATTERS: dict[str, Formatter] = {
@@ -108,6 +144,7 @@ FORMATTERS: dict[str, Formatter] = {
     "count": format_count,
     "yes": format_yes,
     "oneof": format_oneof,
+    "rules": format_rules,
 }
 
 
@@ -126,7 +163,7 @@ def cell(obj: Message, column: Column, context: CellContext) -> str:
     if field is None or value is ABSENT:
         return EMPTY
     try:
-        return FORMATTERS[column.format](value, field, context)
+        return FORMATTERS[column.format](value, field, context, column)
     except Exception:  # a value the formatter does not expect must not break the listing
         return str(value)
 

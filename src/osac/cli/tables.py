@@ -1,10 +1,12 @@
 """The columns ``osac get`` shows, per kind, as data.
 
 Each kind gets the common identity columns, its own columns from ``KIND_COLUMNS``, then state
-and age. A column is a header, a field path and the name of a formatter in ``render.FORMATTERS``
-(``text`` when omitted). Columns whose path the message does not have (a kind without
-``status.state``, a private-only field in the public API) are dropped, so one table serves both
-APIs. Adding a kind's columns is adding an entry here.
+(and the kind's ``after_state`` columns), age and id. A column is a header, a field path and the
+name of a formatter in ``render.FORMATTERS`` (``text`` when omitted). A ``ref`` column shows the
+referenced object's name, or with ``show`` another of its fields (a NAT gateway's EXTERNAL IP is
+the address of its external IP). Columns whose path the message does not have (a kind without
+``status.state``, a private-only field in the public API) are dropped, and ``api`` keeps a column
+to one API, so one table serves both. Adding a kind's columns is adding an entry here.
 """
 
 from __future__ import annotations
@@ -14,7 +16,11 @@ from dataclasses import dataclass
 from google.protobuf.descriptor import Descriptor
 
 from osac.cli.fields import lookup_field
+from osac.model import protos
 from osac.model.kinds import Kind
+
+PUBLIC = "public"
+PRIVATE = "private"
 
 
 @dataclass(frozen=True)
@@ -22,6 +28,12 @@ class Column:
     header: str
     path: str
     format: str = "text"
+    #: For ``ref`` columns: the field of the referenced object to show (default its name).
+    show: str = "metadata.name"
+    #: Only in the table of this API (``public`` or ``private``); both when None.
+    api: str | None = None
+    #: Placed right after STATE (a reason explaining the state).
+    after_state: bool = False
 
 
 LEADING = (
@@ -38,14 +50,12 @@ TRAILING = (
 KIND_COLUMNS: dict[str, tuple[Column, ...]] = {
     "tenant": (Column("DOMAINS", "spec.domains"),),
     "network_class": (
-        Column("TITLE", "title"),
         Column("DEFAULT", "is_default", "yes"),
-        Column("FABRIC", "fabric_manager"),
+        Column("FABRIC MANAGER", "fabric_manager"),
     ),
     "virtual_network": (
         Column("CIDR", "spec.ipv4_cidr"),
-        Column("IPV6 CIDR", "spec.ipv6_cidr"),
-        Column("NETWORK CLASS", "spec.network_class", "ref"),
+        Column("CLASS", "spec.network_class", "ref"),
     ),
     "subnet": (
         Column("VIRTUAL NETWORK", "spec.virtual_network", "ref"),
@@ -55,13 +65,15 @@ KIND_COLUMNS: dict[str, tuple[Column, ...]] = {
     ),
     "security_group": (
         Column("VIRTUAL NETWORK", "spec.virtual_network", "ref"),
-        Column("INGRESS", "spec.ingress", "count"),
-        Column("EGRESS", "spec.egress", "count"),
+        Column("INGRESS", "spec.ingress", "rules"),
+        Column("EGRESS", "spec.egress", "rules"),
     ),
     "external_ip_pool": (
         Column("CIDRS", "spec.cidrs"),
         Column("FAMILY", "spec.ip_family", "enum"),
-        Column("AVAILABLE", "status.available"),
+        Column("AVAILABLE", "status.available", api=PUBLIC),
+        Column("TOTAL", "status.total"),
+        Column("ALLOCATED", "status.allocated"),
     ),
     "external_ip": (
         Column("POOL", "spec.pool", "ref"),
@@ -69,14 +81,15 @@ KIND_COLUMNS: dict[str, tuple[Column, ...]] = {
         Column("ATTACHED", "status.attached", "yes"),
     ),
     "external_ip_attachment": (
-        Column("EXTERNAL IP", "spec.external_ip", "ref"),
+        Column("EXTERNAL IP", "spec.external_ip", "ref", show="status.address"),
         Column("TARGET", "spec.target", "oneof"),
         Column("ENDPOINT", "spec.target_endpoint", "enum"),
-        Column("ADDRESS", "status.external_ip_address"),
+        Column("TARGET ADDRESS", "status.target_address"),
+        Column("REASON", "status.reason", after_state=True),
     ),
     "nat_gateway": (
         Column("VIRTUAL NETWORK", "spec.virtual_network", "ref"),
-        Column("EXTERNAL IP", "spec.external_ip", "ref"),
+        Column("EXTERNAL IP", "spec.external_ip", "ref", show="status.address"),
     ),
     "host_type": (
         Column("TITLE", "title"),
@@ -113,11 +126,26 @@ KIND_COLUMNS: dict[str, tuple[Column, ...]] = {
 
 def columns_for(kind: Kind, descriptor: Descriptor) -> list[Column]:
     """The columns of ``kind`` that exist in the message ``descriptor`` (public or private)."""
-    wanted = [*LEADING, *KIND_COLUMNS.get(kind.name, ()), *TRAILING]
-    return [column for column in wanted if lookup_field(descriptor, column.path) is not None]
+    api = PRIVATE if descriptor.full_name.startswith(protos.PRIVATE + ".") else PUBLIC
+    own = KIND_COLUMNS.get(kind.name, ())
+    state, *rest = TRAILING
+    wanted = [*LEADING, *(c for c in own if not c.after_state), state, *(c for c in own if c.after_state), *rest]
+    return [
+        column for column in wanted
+        if lookup_field(descriptor, column.path) is not None and column.api in (None, api)
+    ]
 
 
 def reference_targets(kind: Kind, columns: list[Column]) -> dict[str, str]:
-    """For each ``ref`` column, the kind its path refers to (from the registry's references)."""
+    """For each ``ref`` column, the kind its path refers to (from the registry's references), by
+    path: ``spec.external_ip`` -> ``external_ip``. A ``oneof`` column adds the references beside
+    the group, its members among them (``spec.compute_instance`` -> ``compute_instance``)."""
     targets = {reference.path: reference.target for reference in kind.references}
-    return {c.path: targets[c.path] for c in columns if c.format == "ref" and c.path in targets}
+    found: dict[str, str] = {}
+    for column in columns:
+        if column.format == "ref" and column.path in targets:
+            found[column.path] = targets[column.path]
+        elif column.format == "oneof":
+            parent = column.path.rpartition(".")[0]
+            found.update({path: target for path, target in targets.items() if path.rpartition(".")[0] == parent})
+    return found

@@ -20,8 +20,8 @@ from osac.cli.client import KindClient
 from osac.cli.connection import Connection
 from osac.cli.errors import ApiError, CliError
 from osac.cli.inputs import Document, LabelChanges, apply_assignment, parse_object, parse_yaml_object
-from osac.cli.kind_flags import KindFlag, apply_kind_flags
-from osac.cli.kinds import describe_object, resolve_kind
+from osac.cli.kind_flags import KindFlag, apply_kind_flags, check_mutable
+from osac.cli.kinds import describe_object, resolve_kind, write_is_private
 from osac.cli.render import as_yaml, to_dict
 from osac.model.kinds import Kind, Method
 
@@ -83,6 +83,14 @@ def document_kind(document: Document, given: Kind | None, *, private: bool) -> K
     return kind
 
 
+def create_is_private(documents: list[Document], given: Kind | None, *, private: bool) -> bool:
+    """Whether creating these documents needs the private API: asked for, or a kind among them
+    is created through the private API only (network classes, external IP pools)."""
+    kinds = [given] if given is not None else []
+    kinds += [resolve_kind(d.kind_word, private=True) for d in documents if d.kind_word is not None]
+    return private or any(write_is_private(kind, Method.CREATE, private=False) for kind in kinds)
+
+
 def create_all(
     connection: Connection,
     documents: list[Document],
@@ -118,14 +126,24 @@ class Edit:
     paths: list[str]
 
 
-def edit_object(client: KindClient, word: str, assignments: list[tuple[str, str]]) -> Edit:
-    """Change the object ``word`` names, by ``assignments`` or else in ``$EDITOR``, and send an
-    Update of the changed paths with the version lock; ``updated`` is None when nothing changed.
+def edit_object(
+    client: KindClient,
+    word: str,
+    assignments: list[tuple[str, str]],
+    kind_flags: list[tuple[KindFlag, str]] | None = None,
+) -> Edit:
+    """Change the object ``word`` names, by ``assignments`` and per-kind flags (a list a flag
+    names is replaced by the flag's items) or else in ``$EDITOR``, and send an Update of the
+    changed paths with the version lock; ``updated`` is None when nothing changed.
+
+    :raises CliError: a flag of an immutable field (before anything is read).
     """
+    check_mutable(client.kind, kind_flags or [])
     stored = client.find(word)
-    if assignments:
+    if assignments or kind_flags:
         edited = copy.deepcopy(stored)
         paths = apply_sets(edited, assignments)
+        paths = list(dict.fromkeys(paths + apply_kind_flags(edited, kind_flags or [], replace=True)))
     else:
         text = EDIT_HEADER.format(object=describe_object(client.kind, stored)) + as_yaml(to_dict(stored))
         edited = parse_yaml_object(edit_text(text), client.message_class, "the edited object")

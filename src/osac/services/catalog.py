@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+from collections.abc import Mapping
+from typing import Any
 
 from osac.model import registry
 from osac.model.kinds import Kind
@@ -24,10 +26,14 @@ def behaviour_for(kind: Kind) -> Behaviour:
 
 
 class Services:
-    """Kind services by kind name; the service layer's single entry point."""
+    """Kind services by kind name; the service layer's single entry point.
 
-    def __init__(self, store: Store) -> None:
+    ``config`` is the process configuration document (``--config`` file: ``network_managers``,
+    ``simulator``, ...); services read only what their rules need from it."""
+
+    def __init__(self, store: Store, config: Mapping[str, Any] | None = None) -> None:
         self.store = store
+        self.config: Mapping[str, Any] = config or {}
         self._by_kind = {kind.name: KindService(kind, behaviour_for(kind), self) for kind in registry.KINDS}
 
     def __getitem__(self, kind_name: str) -> KindService:

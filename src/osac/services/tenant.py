@@ -7,7 +7,8 @@ from google.protobuf.message import Message
 from osac import filters
 from osac.auth.subject import RESERVED_TENANTS
 from osac.model import registry
-from osac.model.kinds import Scope
+from osac.model.kinds import Kind, Scope
+from osac.services import defaults, state_machines
 from osac.services.behaviour import Behaviour, WriteContext
 from osac.services.errors import FailedPrecondition, InvalidArgument
 from osac.store.tables import LIVE
@@ -20,6 +21,10 @@ NOT_DEFAULT = (
 
 
 class TenantBehaviour(Behaviour):
+    def __init__(self, kind: Kind) -> None:
+        super().__init__(kind)
+        self.transitions = state_machines.transitions(kind, state_machines.TENANT)
+
     async def prepare(self, ctx: WriteContext, obj: Message, stored: Message | None) -> None:
         name = obj.metadata.name  # type: ignore[attr-defined]
         if stored is None and name in RESERVED_TENANTS:
@@ -33,6 +38,10 @@ class TenantBehaviour(Behaviour):
         duplicates = {d for d in domains if domains.count(d) > 1}
         if duplicates:
             raise InvalidArgument(f"spec.domains: '{sorted(duplicates)[0]}' is listed twice")
+
+    async def after_create(self, ctx: WriteContext, obj: Message) -> None:
+        """Default networking in the Tenant's transaction (networking.md §6.1)."""
+        await defaults.create_default_networking(ctx, obj)
 
     async def check_delete(self, ctx: WriteContext, obj: Message) -> None:
         """A tenant is deleted only once it holds nothing but its defaults (networking.md §4)."""
