@@ -9,7 +9,6 @@ from typing import Any
 import httpx
 import pytest
 from google.protobuf import json_format
-from starlette.applications import Starlette
 
 from osac.api.private.v1 import simulator_fault_type_pb2 as fault_pb
 from osac.api.private.v1 import simulator_faults_service_pb2 as faults_pb
@@ -18,12 +17,12 @@ from osac.auth.subject import Role, Subject
 from osac.clock import FakeClock, SystemClock
 from osac.providers.simulator.fabric import SimulatedFabric
 from osac.providers.simulator.runtime import SimulatorRuntime, Speed
+from osac.server.http_app import build_http_app
 from osac.server.simulator_api import (
     FAULTS_SERVICE,
     SIMULATOR_SERVICE,
     SimulatorEndpoints,
     SimulatorFaultsEndpoints,
-    simulator_routes,
 )
 from osac.services.context import Caller
 from osac.services.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
@@ -206,7 +205,7 @@ async def test_rest_routes(server: Any) -> None:
     app.endpoints.add(SIMULATOR_SERVICE, SimulatorEndpoints(runtime), True)
     fabric = SimulatedFabric("sim-fabric", {}, runtime)
     await network(fabric, "vn")
-    http = Starlette(routes=simulator_routes(app))
+    http = build_http_app(app)
     token = server.token(Role.PROVIDER_ADMIN, user="admin")
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=http), base_url="http://test",
                                  headers={"authorization": f"Bearer {token}"}) as client:

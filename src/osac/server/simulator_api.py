@@ -3,7 +3,7 @@
 only while a simulator provider is configured (the registry's ``simulator`` runtime).
 
 Endpoint objects follow ``endpoints.py``: an async method per gRPC method taking ``(caller,
-request)`` and returning the response message. ``simulator_routes`` gives their REST routes:
+request)`` and returning the response message. ``simulator_rest_routes`` gives their REST routes:
 
 =======  ===========================================  ============================
 GET      /api/private/v1/simulator/faults             SimulatorFaults.List
