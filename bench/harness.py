@@ -131,6 +131,8 @@ class ServerProcess:
     bootstrap: Path | None = CATALOGUE
     #: Diagnostic: work around the HTTP listener's missing TCP_NODELAY (see bench/serve.py).
     patch_tcp_nodelay: bool = False
+    #: ``--simulator-speed`` of the server (None: the product default).
+    simulator_speed: str | None = None
     grpc_port: int = 0
     http_port: int = 0
     pid: int = 0
@@ -145,6 +147,8 @@ class ServerProcess:
             command += ["--bootstrap", str(self.bootstrap)]
         if self.patch_tcp_nodelay:
             command.append("--patch-tcp-nodelay")
+        if self.simulator_speed is not None:
+            command += ["--simulator-speed", self.simulator_speed]
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
         self._process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
         assert self._process.stdout is not None

@@ -22,7 +22,7 @@ import socket
 from pathlib import Path
 
 from osac.server.app import Application
-from osac.server.settings import Settings
+from osac.server.settings import Settings, load_config
 
 _ORIGINAL_SOCKET = socket.socket
 
@@ -37,7 +37,10 @@ class _TcpSocket(socket.socket):
 
 
 async def serve(db_url: str, data_dir: Path, controllers: bool, bootstrap: Path | None,
-                patch_tcp_nodelay: bool = False) -> None:
+                patch_tcp_nodelay: bool = False, simulator_speed: str | None = None) -> None:
+    config = load_config(None)
+    if simulator_speed is not None:
+        config["simulator"]["speed"] = simulator_speed
     app = Application(
         Settings(
             data_dir=data_dir,
@@ -46,6 +49,7 @@ async def serve(db_url: str, data_dir: Path, controllers: bool, bootstrap: Path 
             http_address="127.0.0.1:0",
             run_controllers=controllers,
             bootstrap=bootstrap,
+            config=config,
         )
     )
     if patch_tcp_nodelay:
@@ -71,10 +75,12 @@ def main() -> None:
     parser.add_argument("--data-dir", required=True, type=Path)
     parser.add_argument("--controllers", action="store_true", help="also run the reconcilers")
     parser.add_argument("--bootstrap", type=Path, help="catalogue seeded on an empty database")
+    parser.add_argument("--simulator-speed", help="'instant' or a factor (default: the product's 60)")
     parser.add_argument("--patch-tcp-nodelay", action="store_true",
                         help="diagnostic: create the HTTP listener with IPPROTO_TCP (see above)")
     args = parser.parse_args()
-    asyncio.run(serve(args.db_url, args.data_dir, args.controllers, args.bootstrap, args.patch_tcp_nodelay))
+    asyncio.run(serve(args.db_url, args.data_dir, args.controllers, args.bootstrap, args.patch_tcp_nodelay,
+                      args.simulator_speed))
 
 
 if __name__ == "__main__":

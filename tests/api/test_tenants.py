@@ -77,3 +77,20 @@ async def test_tenant_admin_cannot_create_tenants_or_catalogue(server) -> None:
     assert response.status_code == 403
     host_type = await alice.request("POST", "/api/fulfillment/v1/host_types", json={"metadata": {"name": "x"}})
     assert host_type.status_code == 403 and "provider admins" in host_type.json()["message"]
+
+
+async def test_tenant_domains_are_globally_unique(server) -> None:
+    admin = server.rest(server.token(Role.PROVIDER_ADMIN, user="root"))
+    first = await admin.request("POST", "/api/fulfillment/v1/tenants",
+                                json={"metadata": {"name": "acme"}, "spec": {"domains": ["acme.example"]}})
+    assert first.status_code == 200, first.text
+    clash = await admin.request("POST", "/api/fulfillment/v1/tenants",
+                                json={"metadata": {"name": "globex"}, "spec": {"domains": ["ACME.example"]}})
+    assert (clash.status_code, clash.json()["message"]) == (
+        409, "spec.domains[0]: domain 'ACME.example' already belongs to another tenant")
+    moved = await admin.request("PATCH", f"/api/fulfillment/v1/tenants/{first.json()['id']}",
+                                json={"spec": {"domains": ["acme.test"]}})
+    assert moved.status_code == 200, moved.text
+    freed = await admin.request("POST", "/api/fulfillment/v1/tenants",
+                                json={"metadata": {"name": "globex"}, "spec": {"domains": ["acme.example"]}})
+    assert freed.status_code == 200, freed.text

@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from bench import api_throughput, list_filter, watch_latency
+from bench import api_throughput, list_filter, onboarding, watch_latency
 from bench.harness import DATABASES
 
 
@@ -56,7 +56,14 @@ async def test_list_filter(db: str) -> None:
         assert row["load_rows_per_s"] > 0
 
 
-@pytest.mark.parametrize("module", [api_throughput, watch_latency, list_filter], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("db", DATABASES)
+async def test_onboarding(db: str) -> None:
+    [row] = await onboarding.benchmark([db], tenants=3, concurrency=2)
+    assert row["tenants"] == 3 and row["creates_per_s"] > 0
+    assert 0 <= row["ready_p50_s"] <= row["ready_p99_s"] <= row["ready_max_s"] <= row["all_ready_s"]
+
+
+@pytest.mark.parametrize("module", [api_throughput, watch_latency, list_filter, onboarding], ids=lambda m: m.__name__)
 def test_help(module: object, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         module.main(["--help"])  # type: ignore[attr-defined]

@@ -10,8 +10,13 @@ from osac.model import registry
 from osac.model.kinds import Kind, Scope
 from osac.services import defaults, state_machines
 from osac.services.behaviour import Behaviour, WriteContext
-from osac.services.errors import FailedPrecondition, InvalidArgument
+from osac.services.errors import AlreadyExists, FailedPrecondition, InvalidArgument
+from osac.store import claims
+from osac.store.objects import Tx
 from osac.store.tables import LIVE
+
+#: The claim making each e-mail domain belong to one tenant.
+DOMAIN_CLAIM = "tenant-domain"
 
 #: Objects that do not keep a tenant from being deleted (they are deleted with it).
 NOT_DEFAULT = (
@@ -38,6 +43,21 @@ class TenantBehaviour(Behaviour):
         duplicates = {d for d in domains if domains.count(d) > 1}
         if duplicates:
             raise InvalidArgument(f"spec.domains: '{sorted(duplicates)[0]}' is listed twice")
+        await self._claim_domains(ctx, obj, domains)
+
+    async def _claim_domains(self, ctx: WriteContext, obj: Message, domains: list[str]) -> None:
+        """E-mail domains are globally unique: one claim per domain, enforced by the database."""
+        await claims.release_claims(ctx.tx, self.kind.name, obj.id)  # type: ignore[attr-defined]
+        for index, domain in enumerate(domains):
+            try:
+                await claims.claim(ctx.tx, DOMAIN_CLAIM, domain.lower(), self.kind.name, obj.id)  # type: ignore[attr-defined]
+            except claims.ClaimTaken:
+                raise AlreadyExists(
+                    f"spec.domains[{index}]: domain '{domain}' already belongs to another tenant"
+                ) from None
+
+    async def after_archive(self, tx: Tx, obj: Message) -> None:
+        await claims.release_claims(tx, self.kind.name, obj.id)  # type: ignore[attr-defined]
 
     async def after_create(self, ctx: WriteContext, obj: Message) -> None:
         """Default networking in the Tenant's transaction (networking.md §6.1)."""
