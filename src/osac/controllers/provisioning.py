@@ -58,10 +58,12 @@ class NetworkingContext:
     managers: ManagerRegistry
     retry_limit: int = DEFAULT_RETRY_LIMIT
     cleanup_retry_limit: int = DEFAULT_RETRY_LIMIT
+    #: First retry delay; doubles per attempt up to ``BACKOFF_CAP_SECONDS``.
+    backoff_base_seconds: float = BACKOFF_BASE_SECONDS
 
-
-def backoff(attempt: int) -> timedelta:
-    return timedelta(seconds=min(BACKOFF_CAP_SECONDS, BACKOFF_BASE_SECONDS * 2 ** max(0, attempt - 1)))
+    def backoff(self, attempt: int) -> timedelta:
+        delay = self.backoff_base_seconds * 2 ** max(0, attempt - 1)
+        return timedelta(seconds=min(BACKOFF_CAP_SECONDS, delay))
 
 
 class Waiting(Exception):
@@ -200,7 +202,7 @@ class ProvisioningReconciler(ObjectReconciler):
         if terminal:
             self._forget(object_id, phase)
             return Result()
-        raise TransientError(status.message, delay=backoff(attempt))
+        raise TransientError(status.message, delay=self.networking.backoff(attempt))
 
     async def _call(self, operation: str, obj: Message, call: Awaitable[None]) -> None:
         """Run one provider step, timing it and logging one record per call (§12)."""

@@ -56,6 +56,7 @@ async def start_controllers(application: Application) -> ControllerManager:
         application.managers,
         retry_limit=int(limits.get("provider_retry_limit", 10)),
         cleanup_retry_limit=int(limits.get("cleanup_retry_limit", 10)),
+        backoff_base_seconds=float(limits.get("retry_backoff_seconds", 1.0)),
     )
     manager = ControllerManager(
         reconcilers(application.services, networking),

@@ -25,7 +25,8 @@ DEFAULT_CONFIG: dict[str, Any] = {
         {"name": "sim-k8s", "kind": "k8s", "implementation": "simulator", "contract_version": "v1"},
     ],
     "simulator": {"speed": 60, "seed": 42, "clock": "system", "jitter": 0.1, "label_faults": False},
-    "networking": {"provider_retry_limit": 10, "cleanup_retry_limit": 10, "provider_call_timeout": 60},
+    "networking": {"provider_retry_limit": 10, "cleanup_retry_limit": 10, "provider_call_timeout": 60,
+                   "retry_backoff_seconds": 1.0},
 }
 
 
