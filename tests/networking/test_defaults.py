@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from osac.auth.subject import Role
+from osac.services.allocation_metrics import ALLOCATION_FAILURES
 from tests.networking.conftest import Net, error
 from tests.support.networking import PRIVATE, PUBLIC, find_by_name, set_state
 from tests.support.watching import payload, read_events
@@ -73,9 +74,11 @@ async def test_onboarding_without_pool_capacity_stores_nothing(net: Net) -> None
     await net.tenant("one", ready=False)
     await net.tenant("two", ready=False)
     before = await _revision(net)
+    failures = ALLOCATION_FAILURES.labels("external", "default")._value.get()
     response = await net.admin.request("POST", f"{PUBLIC}/tenants", json={"metadata": {"name": "three"}})
     assert error(response) == (429, "ExternalIPPool exhaustion: no available capacity in any READY pool for IPv4")
     assert await _revision(net) == before  # no change event at all
+    assert ALLOCATION_FAILURES.labels("external", "default")._value.get() == failures + 1
     assert (await net.admin.request("GET", f"{PRIVATE}/tenants", params={"filter": "this.metadata.name == 'three'"})).json()["total"] == 0
     assert await _networking_objects(net, "three") == 0
     status = (await net.get("external_ip_pools", tiny["id"])).json()["status"]

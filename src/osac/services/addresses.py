@@ -28,6 +28,7 @@ from osac.ipam import allocator
 from osac.ipam.errors import AddressesExhausted, RangeNotFound
 from osac.model import registry
 from osac.services import locks
+from osac.services.allocation_metrics import EXTERNAL, VIP, WORKLOAD, count_failure
 from osac.services.errors import ResourceExhausted
 from osac.store.objects import Tx
 
@@ -119,6 +120,7 @@ async def reserve_external(tx: Tx, pool: Message, owner_kind: str, owner_id: str
             parent=pool.id,  # type: ignore[attr-defined]
         )
     except (AddressesExhausted, RangeNotFound) as error:
+        count_failure(EXTERNAL)
         raise ResourceExhausted(f"ExternalIPPool '{_name(pool)}' has no available addresses") from error
     await counters_changed(tx, POOL, pool.id)  # type: ignore[attr-defined]
     return address
@@ -152,6 +154,7 @@ async def reserve_workload(
             ordinals=list(ordinals),
         )
     except AddressesExhausted as error:
+        count_failure(WORKLOAD)
         raise ResourceExhausted(
             f"Subnet '{_name(subnet)}' has no free addresses (needed {error.needed}, available {error.available})"
         ) from error
@@ -176,6 +179,7 @@ async def reserve_vips(tx: Tx, subnet: Message, *, owner_type: str, owner_id: st
             ordinals=list(range(count)),
         )
     except AddressesExhausted as error:
+        count_failure(VIP)
         vip_range = subnet.status.vip_range  # type: ignore[attr-defined]
         raise ResourceExhausted(f"Subnet '{_name(subnet)}' has no free VIP addresses in {vip_range}") from error
     return list(found)

@@ -34,6 +34,7 @@ from google.protobuf.message import Message
 from osac.model import registry
 from osac.model.kinds import Kind
 from osac.services import consumers, external_ip_attachment, gates, pools, references, state_machines
+from osac.services.allocation_metrics import AUTO, allocation_path
 from osac.services.behaviour import WriteContext
 from osac.services.context import Caller
 from osac.services.defaults import DEFAULT_LABEL, DEFAULT_NAME
@@ -220,6 +221,14 @@ def auto_labels(parent_id: str) -> dict[str, str]:
 
 
 async def provision_auto_external_ips(
+    ctx: WriteContext, parent_kind: Kind, parent: Message, endpoints: Sequence[int]
+) -> list[tuple[Message, Message]]:
+    """Allocation failures in here count under ``path="auto"``; see ``_provision_auto_external_ips``."""
+    with allocation_path(AUTO):
+        return await _provision_auto_external_ips(ctx, parent_kind, parent, endpoints)
+
+
+async def _provision_auto_external_ips(
     ctx: WriteContext, parent_kind: Kind, parent: Message, endpoints: Sequence[int]
 ) -> list[tuple[Message, Message]]:
     """§8 steps 2–3 in the parent's Create transaction (call from its ``after_create``): per

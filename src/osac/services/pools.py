@@ -17,6 +17,7 @@ from google.protobuf.message import Message
 
 from osac.model import registry
 from osac.services import addresses, external_ip_pool, gates
+from osac.services.allocation_metrics import EXTERNAL, count_failure
 from osac.services.context import Caller
 from osac.services.errors import ResourceExhausted
 from osac.store.objects import Tx
@@ -58,6 +59,7 @@ async def select_pool(tx: Tx, family: str = "ipv4", exclude: Collection[str] = (
     ranked = await ranked_pools(tx, family, exclude)
     if not ranked:
         log.warning("no READY pool has a free address", extra={"event": "ExternalIPPoolExhausted", "family": family})
+        count_failure(EXTERNAL)
         raise ResourceExhausted(EXHAUSTED_IPV4)
     return ranked[0][0]
 

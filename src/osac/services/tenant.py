@@ -9,6 +9,7 @@ from osac.auth.subject import RESERVED_TENANTS
 from osac.model import registry
 from osac.model.kinds import Kind, Scope
 from osac.services import defaults, state_machines
+from osac.services.allocation_metrics import DEFAULT, allocation_path
 from osac.services.behaviour import Behaviour, WriteContext
 from osac.services.errors import AlreadyExists, FailedPrecondition, InvalidArgument
 from osac.store import claims
@@ -61,7 +62,8 @@ class TenantBehaviour(Behaviour):
 
     async def after_create(self, ctx: WriteContext, obj: Message) -> None:
         """Default networking in the Tenant's transaction (networking.md §6.1)."""
-        await defaults.create_default_networking(ctx, obj)
+        with allocation_path(DEFAULT):
+            await defaults.create_default_networking(ctx, obj)
 
     async def check_delete(self, ctx: WriteContext, obj: Message) -> None:
         """A tenant is deleted only once it holds nothing but its defaults (networking.md §4)."""
