@@ -11,6 +11,7 @@ from google.protobuf.message import Message
 
 from osac.auth.subject import Role
 from osac.cli import serve as serving
+from osac.cli import simulator as simulation
 from osac.cli.client import (
     KindClient,
     Listing,
@@ -42,7 +43,7 @@ from osac.cli.kinds import (
     write_is_private,
 )
 from osac.cli.printer import KindPrinter, print_event, print_lines
-from osac.cli.render import OutputFormat, as_json, as_yaml, to_dict
+from osac.cli.render import OutputFormat, as_json, as_yaml, list_dict, table_lines, to_dict
 from osac.cli.tokens import identity_of, mint_dev_token, parse_duration
 from osac.cli.watching import kind_event_filter
 from osac.cli.writes import Overrides, create_all, create_is_private, edit_object, relabel
@@ -497,3 +498,188 @@ def signal(
             obj = client.find(word)
             client.signal(obj.id)  # type: ignore[attr-defined]
             typer.echo(f"{describe_object(kind, obj)} signalled")
+
+
+# -- the simulator (private API, provider admins) ---------------------------------------------------
+
+simulator_app = typer.Typer(
+    name="simulator",
+    help="Administer the infrastructure simulator: faults, observations, reachability, speed and clock "
+    "(private API; provider admins).",
+    no_args_is_help=True,
+)
+fault_app = typer.Typer(name="fault", help="Inject, list and clear simulator faults.", no_args_is_help=True)
+simulator_app.add_typer(fault_app)
+app.add_typer(simulator_app)
+
+
+def _simulator_connection(address: str | None, token: str | None, plaintext: bool) -> Connection:
+    return connect(address, token, plaintext, True)
+
+
+def _structured(data: object, output: OutputFormat) -> str:
+    return as_json(data) if output is OutputFormat.JSON else as_yaml(data).rstrip("\n")
+
+
+@fault_app.command("create")
+@reports_errors
+def fault_create(
+    fault: Annotated[str, typer.Argument(metavar="FAULT", help="Fault name: stall, fabric_fail, provision_fail, ...")],
+    target_kind: Annotated[
+        str, typer.Option("--target-kind", help="cluster, compute_instance, host, fabric, subnet or host_interface "
+                          "(default: the fault's only one).")
+    ] = "",
+    target: Annotated[str, typer.Option("--target", metavar="ID", help="Target id or host name (default: * = all).")] = "",
+    param: Annotated[
+        list[str] | None,
+        typer.Option("--param", metavar="KEY=VALUE", help="Fault parameter; repeatable (numbers and true/false typed)."),
+    ] = None,
+    times: Annotated[int | None, typer.Option("--times", help="Apply N times (params.times).")] = None,
+    expires_in: Annotated[str | None, typer.Option("--expires-in", help="Expire after this long: 10m, 1h.")] = None,
+    address: AddressOption = None,
+    token: TokenOption = None,
+    plaintext: PlaintextOption = False,
+) -> None:
+    """Record a fault, effective from the next simulated step; print its id."""
+    new = simulation.NewFault(
+        fault=fault,
+        target_kind=target_kind,
+        target_id=target,
+        params=simulation.parse_params(param or []),
+        times=times,
+        expires_in=parse_duration(expires_in) if expires_in is not None else None,
+    )
+    with _simulator_connection(address, token, plaintext) as connection:
+        created = simulation.create_fault(connection, new)
+    typer.echo(created.id)  # type: ignore[attr-defined]
+
+
+@fault_app.command("list")
+@reports_errors
+def fault_list(
+    output: OutputOption = OutputFormat.TABLE,
+    address: AddressOption = None,
+    token: TokenOption = None,
+    plaintext: PlaintextOption = False,
+) -> None:
+    """List the recorded faults: ID FAULT TARGET KIND TARGET PARAMS REMAINING EXPIRES."""
+    with _simulator_connection(address, token, plaintext) as connection:
+        listing = simulation.list_faults(connection)
+    if output is OutputFormat.TABLE:
+        if not listing.items:
+            typer.echo("No simulator faults found.", err=True)
+            return
+        for line in table_lines(simulation.FAULT_HEADERS, [simulation.fault_row(f) for f in listing.items])[0]:
+            typer.echo(line)
+    elif output is OutputFormat.NAME:
+        for item in listing.items:
+            typer.echo(f"simulator_fault/{item.id}")  # type: ignore[attr-defined]
+    else:
+        data = list_dict(listing.items, listing.total, listing.revision)
+        data["items"] = [simulation.fault_dict(item) for item in listing.items]
+        typer.echo(_structured(data, output))
+
+
+@fault_app.command("delete")
+@reports_errors
+def fault_delete(
+    ids: Annotated[list[str], typer.Argument(metavar="ID", help="Faults to clear, by id.")],
+    address: AddressOption = None,
+    token: TokenOption = None,
+    plaintext: PlaintextOption = False,
+) -> None:
+    """Clear faults; normal progression resumes from the current time."""
+    with _simulator_connection(address, token, plaintext) as connection:
+        for fault_id in ids:
+            simulation.delete_fault(connection, fault_id)
+            typer.echo(f"Fault {fault_id} deleted")
+
+
+StructuredOption = Annotated[OutputFormat, typer.Option("--output", "-o", help="yaml or json.")]
+
+
+@simulator_app.command()
+@reports_errors
+def observe(
+    kind: Annotated[str, typer.Argument(metavar="KIND", help="cluster, compute_instance, host or fabric.")],
+    key: Annotated[str, typer.Argument(metavar="KEY", help="Object id, host name, or (fabric) a VirtualNetwork id.")],
+    output: StructuredOption = OutputFormat.YAML,
+    address: AddressOption = None,
+    token: TokenOption = None,
+    plaintext: PlaintextOption = False,
+) -> None:
+    """Print an observation exactly as the service receives it (fabric: the VN's fabric tables)."""
+    if output not in (OutputFormat.YAML, OutputFormat.JSON):
+        raise CliError("observe prints YAML (-o yaml) or JSON (-o json)")
+    with _simulator_connection(address, token, plaintext) as connection:
+        typer.echo(_structured(simulation.observe(connection, kind, key), output))
+
+
+@simulator_app.command()
+@reports_errors
+def reachability(
+    src: Annotated[str, typer.Argument(metavar="SRC", help="<host>/<interface>, an address or internet.")],
+    dst: Annotated[str, typer.Argument(metavar="DST", help="<host>/<interface>, an address or internet.")],
+    protocol: Annotated[str, typer.Option("--protocol", help="tcp, udp, icmp or all.")],
+    port: Annotated[int, typer.Option("--port", help="Destination port (tcp and udp).")] = 0,
+    address: AddressOption = None,
+    token: TokenOption = None,
+    plaintext: PlaintextOption = False,
+) -> None:
+    """Whether a packet from SRC reaches DST on the simulated fabric (ALLOWED or DENIED, why, NAT)."""
+    with _simulator_connection(address, token, plaintext) as connection:
+        answer = simulation.check_reachability(connection, src, dst, protocol, port)
+    for line in answer.lines():
+        typer.echo(line)
+
+
+@simulator_app.command()
+@reports_errors
+def speed(
+    value: Annotated[str, typer.Argument(metavar="VALUE", help="Simulated seconds per real second, or instant.")],
+    address: AddressOption = None,
+    token: TokenOption = None,
+    plaintext: PlaintextOption = False,
+) -> None:
+    """Change the simulator's speed factor at runtime."""
+    with _simulator_connection(address, token, plaintext) as connection:
+        typer.echo(f"Simulator speed: {simulation.set_speed(connection, value)}")
+
+
+@simulator_app.command()
+@reports_errors
+def advance(
+    duration: Annotated[str, typer.Argument(metavar="DURATION", help="How far: 30s, 10m, 1h.")],
+    address: AddressOption = None,
+    token: TokenOption = None,
+    plaintext: PlaintextOption = False,
+) -> None:
+    """Advance the simulator's fake clock (simulator.clock: fake only)."""
+    delta = parse_duration(duration)
+    with _simulator_connection(address, token, plaintext) as connection:
+        typer.echo(f"Clock advanced to {simulation.advance_clock(connection, delta)}")
+
+
+@simulator_app.command()
+@reports_errors
+def hosts(
+    host_type: Annotated[str, typer.Option("--host-type", help="Only hosts of this host type.")] = "",
+    output: OutputOption = OutputFormat.TABLE,
+    address: AddressOption = None,
+    token: TokenOption = None,
+    plaintext: PlaintextOption = False,
+) -> None:
+    """List the simulated host inventory."""
+    with _simulator_connection(address, token, plaintext) as connection:
+        found = simulation.list_hosts(connection, host_type)
+    if output is OutputFormat.TABLE:
+        if not found:
+            typer.echo("No simulated hosts found.", err=True)
+            return
+        for line in table_lines(simulation.HOST_HEADERS, [simulation.host_row(h) for h in found])[0]:
+            typer.echo(line)
+    elif output is OutputFormat.NAME:
+        for host in found:
+            typer.echo(f"host/{host.name}")  # type: ignore[attr-defined]
+    else:
+        typer.echo(_structured([to_dict(h) for h in found], output))
