@@ -66,6 +66,19 @@ async def test_onboarding_converges_to_ready_defaults(live) -> None:
                                   params={"filter": f"this.object_id == '{created['id']}'"})).json()["items"]
     assert [e["reason"] for e in events] == ["DefaultNetworkingCreated", "DefaultNetworkingReady"]
 
+    # The simulated fabric holds exactly what the API says (Simulator.GetObservation).
+    vn = (await alice.request("GET", "/api/fulfillment/v1/virtual_networks")).json()["items"][0]
+    subnet = (await alice.request("GET", "/api/fulfillment/v1/subnets")).json()["items"][0]
+    observed = (await admin.request("POST", "/api/private/v1/simulator/get_observation",
+                                    json={"kind": "fabric", "key": vn["id"]})).json()["observation"]
+    assert observed["virtual_network"]["vn_id"] == vn["id"]
+    [segment] = [s for s in observed["segments"] if s.get("subnet_id") == subnet["id"]]
+    assert segment["cidr"] == subnet["spec"]["ipv4_cidr"] and segment["gateway"] == subnet["status"]["gateway"]
+    [snat] = observed["snat"]
+    assert snat["external_address"] == eip["status"]["address"]
+    [group] = observed["security_groups"]
+    assert [rule["protocol"] for rule in group["ingress"]] == ["tcp", "icmp"]
+
 
 async def test_tenant_with_only_defaults_is_torn_down_gateway_first(live) -> None:
     server, admin = live
