@@ -39,6 +39,11 @@ def _optional(request: Message, name: str) -> Any:
     return getattr(request, name) if request.HasField(name) else None
 
 
+def list_arguments(request: Message) -> dict[str, Any]:
+    """offset / limit / filter / order of a List request (proto3 optional: absent is None)."""
+    return {name: _optional(request, name) for name in ("offset", "limit", "filter", "order")}
+
+
 def _page_response(cls: type[Message], page: Page, convert_item: Callable[[Message], Message]) -> Message:
     response = cls(size=len(page.items), total=page.total, revision=page.revision)
     response.items.extend(convert_item(item) for item in page.items)  # type: ignore[attr-defined]
@@ -64,13 +69,7 @@ class KindEndpoints:
         return convert(obj, self.kind.private_class())
 
     async def List(self, caller: Caller, request: Message) -> Message:
-        page = await self.service.list(
-            caller,
-            offset=_optional(request, "offset"),
-            limit=_optional(request, "limit"),
-            filter=_optional(request, "filter"),
-            order=_optional(request, "order"),
-        )
+        page = await self.service.list(caller, **list_arguments(request))
         return _page_response(self._response("List"), page, self.output)
 
     async def Get(self, caller: Caller, request: Message) -> Message:
@@ -111,13 +110,7 @@ class LifecycleEventEndpoints:
         self.private = private
 
     async def List(self, caller: Caller, request: Message) -> Message:
-        page = await self.service.list(
-            caller,
-            offset=_optional(request, "offset"),
-            limit=_optional(request, "limit"),
-            filter=_optional(request, "filter"),
-            order=_optional(request, "order"),
-        )
+        page = await self.service.list(caller, **list_arguments(request))
         return _page_response(response_class(self.private, "LifecycleEvents", "List"), page, lambda item: item)
 
     async def Get(self, caller: Caller, request: Message) -> Message:

@@ -59,6 +59,19 @@ class Page:
     revision: int
 
 
+def page_bounds(offset: int | None, limit: int | None, order: str | None) -> tuple[int, int]:
+    """The offset and limit of a List (api.md §6): offset >= 0, limit 0/absent = 100, at most
+    1000 (larger is clamped); ``order`` is not supported."""
+    if order:
+        raise InvalidArgument("order: ordering is not supported; results are in creation order")
+    offset = offset or 0
+    if offset < 0:
+        raise InvalidArgument(f"offset: must be >= 0, got {offset}")
+    if limit is None or limit <= 0:
+        limit = DEFAULT_LIMIT
+    return offset, min(limit, MAX_LIMIT)
+
+
 def now_timestamp(tx: Tx) -> timestamp_pb2.Timestamp:
     stamp = timestamp_pb2.Timestamp()
     stamp.FromDatetime(tx.clock.now())
@@ -108,16 +121,7 @@ class KindService:
         order: str | None = None,
     ) -> Page:
         access.authorize(caller, self.kind, Method.LIST)
-        if order:
-            raise InvalidArgument("order: ordering is not supported; results are in creation order")
-        offset = offset or 0
-        if offset < 0:
-            raise InvalidArgument(f"offset: must be >= 0, got {offset}")
-        if limit is None or limit <= 0:
-            limit = DEFAULT_LIMIT
-        if limit < 0:
-            raise InvalidArgument(f"limit: must be >= 0, got {limit}")
-        limit = min(limit, MAX_LIMIT)
+        offset, limit = page_bounds(offset, limit, order)
         where = list(self._visibility(caller))
         async with self.store.read() as tx:
             if filter and filter.strip():

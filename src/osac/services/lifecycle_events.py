@@ -10,7 +10,7 @@ from osac.model import protos
 from osac.services import access
 from osac.services.context import Caller
 from osac.services.errors import InvalidArgument, NotFound
-from osac.services.generic import DEFAULT_LIMIT, MAX_LIMIT, Page
+from osac.services.generic import Page, page_bounds
 from osac.store import schema
 from osac.store.codec import from_storage
 from osac.store.objects import Store
@@ -40,12 +40,7 @@ class LifecycleEventsService:
         order: str | None = None,
     ) -> Page:
         access.authorize(caller, KIND, access.policy.Method.LIST)
-        if order:
-            raise InvalidArgument("order: ordering is not supported; results are in creation order")
-        offset = offset or 0
-        if offset < 0:
-            raise InvalidArgument(f"offset: must be >= 0, got {offset}")
-        limit = DEFAULT_LIMIT if not limit or limit <= 0 else min(limit, MAX_LIMIT)
+        offset, limit = page_bounds(offset, limit, order)
         table = schema.lifecycle_events
         cls = self.message_class(caller.private)
         conditions = self._tenancy(caller)
