@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
 from google.protobuf.message import Message
@@ -19,6 +19,7 @@ from osac.store import outbox, schema
 from osac.store.codec import from_storage
 from osac.store.errors import RevisionExpired
 from osac.store.objects import EVENT_SIGNALED, Store
+from osac.store.recent import RecentEvents
 from osac.store.wakeup import Wakeup
 
 #: Events one stream may fall behind the newest revision before it is ended (api.md §7.2).
@@ -41,6 +42,7 @@ class EventsService:
         self.store = store
         self.wakeup = wakeup
         self.options = options or WatchOptions()
+        self.recent = RecentEvents(store, wakeup, poll_interval=self.options.poll_interval)
 
     def event_class(self, private: bool) -> type[Message]:
         return protos.message_class(f"{protos.PRIVATE if private else protos.PUBLIC}.Event")
@@ -84,7 +86,60 @@ class EventsService:
                 except RevisionExpired as error:
                     raise OutOfRange(str(error)) from error
         cursor = after_revision if after_revision else live_from
-        return self._follow(caller, conditions, cursor, live_from)
+        if expression and expression.strip():
+            return self._follow(caller, conditions, cursor, live_from)
+        return self._fan_out(caller, conditions, cursor, live_from)
+
+    async def _fan_out(
+        self, caller: Caller, conditions: list[ColumnElement[bool]], cursor: int, live_from: int
+    ) -> AsyncIterator[Message]:
+        """Unfiltered streams: served from the shared window (one outbox read per commit for
+        all of them), with visibility applied in memory; a replay older than the window reads
+        the outbox itself first, with the same conditions in SQL."""
+        event_class = self.event_class(caller.private)
+        visible = self._visibility(caller)
+        recent = self.recent
+        while True:
+            await recent.refresh()
+            if not recent.covers(cursor):
+                async with self.store.read() as tx:
+                    batch = await outbox.events_after(tx, cursor, *conditions, limit=BATCH)
+                    newest = await tx.revision()
+                for stored in batch:
+                    yield self._shared_event(event_class, stored, caller.private)
+                    cursor = stored.revision
+                if len(batch) < BATCH:
+                    cursor = max(cursor, newest)
+                continue
+            upto, batch = recent.cursor, recent.after(cursor)  # one consistent view (no await between)
+            for stored in batch:
+                if visible(stored):
+                    yield self._shared_event(event_class, stored, caller.private)
+                cursor = stored.revision
+            cursor = max(cursor, upto)
+            if recent.cursor - cursor > self.options.buffer and cursor >= live_from:
+                raise ResourceExhausted(f"watch consumer is too slow; resume from revision {cursor}")
+            await self.wakeup.wait(cursor, self.options.poll_interval)
+
+    def _visibility(self, caller: Caller) -> Callable[[outbox.StoredEvent], bool]:
+        """The in-memory twin of the tenancy conditions of ``_conditions`` (no filter)."""
+        if caller.private:
+            return lambda stored: True
+        tenants = caller.subject.visible_tenants
+        hidden = {kind.name for kind in registry.KINDS if not kind.has_public_api}
+
+        def visible(stored: outbox.StoredEvent) -> bool:
+            return (
+                (tenants is None or stored.tenant in tenants)
+                and stored.tenant != SYSTEM_TENANT
+                and stored.type != EVENT_SIGNALED
+                and stored.kind not in hidden
+            )
+
+        return visible
+
+    def _shared_event(self, event_class: type[Message], stored: outbox.StoredEvent, private: bool) -> Message:
+        return self.recent.decoded(stored, private, lambda: self._event(event_class, stored, private))  # type: ignore[no-any-return]
 
     async def _follow(
         self, caller: Caller, conditions: list[ColumnElement[bool]], cursor: int, live_from: int

@@ -1,0 +1,90 @@
+"""A shared window over the newest outbox events, so that many watch streams of one process
+read the outbox once per commit instead of once per stream (api.md §7.2 fan-out).
+
+``refresh()`` reads the events after the window's cursor in one query, serialised by a lock (the
+first stream that needs newer events reads them for everybody). Because revisions are assigned
+in commit order, the window holds every revision between ``floor`` and ``cursor``: a stream
+whose position is inside it can be served from memory without a gap.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import time
+from collections.abc import Callable
+from typing import Any
+
+from osac.store import outbox
+from osac.store.objects import Store
+from osac.store.wakeup import Wakeup
+
+#: Events kept in memory; a stream further behind than this reads the outbox itself.
+WINDOW = 20_000
+
+
+class RecentEvents:
+    def __init__(self, store: Store, wakeup: Wakeup, *, window: int = WINDOW, poll_interval: float = 1.0) -> None:
+        self.store = store
+        self.wakeup = wakeup
+        self.window = window
+        self.poll_interval = poll_interval
+        self._events: list[outbox.StoredEvent] = []
+        self._revisions: list[int] = []
+        #: Every revision <= cursor that exists has been read; -1 until the first refresh.
+        self.cursor = -1
+        self.floor = -1
+        self._lock = asyncio.Lock()
+        self._refreshed_at = 0.0
+        #: Decoded forms shared by streams: revision -> {form: value}.
+        self._decoded: dict[int, dict[Any, Any]] = {}
+
+    async def refresh(self) -> None:
+        """Read what was committed after ``cursor`` (at most once per wake-up or poll interval)."""
+        async with self._lock:
+            if self.cursor >= 0 and self.cursor >= self.wakeup.latest and (
+                time.monotonic() - self._refreshed_at < self.poll_interval
+            ):
+                return
+            async with self.store.read() as tx:
+                newest = await tx.revision()
+                if self.cursor < 0:
+                    self.cursor = self.floor = newest
+                    self._refreshed_at = time.monotonic()
+                    return
+                while True:
+                    batch = await outbox.events_after(tx, self.cursor, limit=1000)
+                    for event in batch:
+                        self._append(event)
+                    if len(batch) < 1000:
+                        break
+            self.cursor = max(self.cursor, newest)
+            self._refreshed_at = time.monotonic()
+
+    def _append(self, event: outbox.StoredEvent) -> None:
+        self._events.append(event)
+        self._revisions.append(event.revision)
+        self.cursor = event.revision
+        if len(self._events) > 2 * self.window:  # trim in bulk: amortised O(1) per event
+            cut = len(self._events) - self.window
+            for dropped in self._events[:cut]:
+                self._decoded.pop(dropped.revision, None)
+            self.floor = self._events[cut - 1].revision
+            del self._events[:cut]
+            del self._revisions[:cut]
+
+    def covers(self, position: int) -> bool:
+        """Whether every event after ``position`` up to ``cursor`` is in memory."""
+        return self.floor >= 0 and position >= self.floor
+
+    def after(self, position: int) -> list[outbox.StoredEvent]:
+        """The events after ``position`` up to ``cursor`` (read ``cursor`` before calling, with
+        no await in between, to know where the answer ends)."""
+        return self._events[bisect.bisect_right(self._revisions, position):]
+
+    def decoded(self, event: outbox.StoredEvent, form: Any, build: Callable[[], Any]) -> Any:
+        """``build()`` once per (event, form): streams of the same shape share one message."""
+        forms = self._decoded.setdefault(event.revision, {})
+        if form not in forms:
+            forms[form] = build()
+        return forms[form]
