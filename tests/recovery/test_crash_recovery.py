@@ -49,6 +49,13 @@ async def _wait_healthy(base: str, timeout: float = 60) -> None:
             await asyncio.sleep(0.1)
 
 
+async def _catalogue_ready(http: httpx.AsyncClient) -> bool:
+    classes = (await _get(http, "/api/private/v1/network_classes"))["items"]
+    pools = (await _get(http, "/api/private/v1/external_ip_pools"))["items"]
+    states = [item.get("status", {}).get("state", "") for item in classes + pools]
+    return bool(states) and all(state.endswith("_READY") for state in states)
+
+
 async def _get(http: httpx.AsyncClient, path: str) -> dict:
     response = await http.get(path)
     assert response.status_code == 200, response.text
@@ -64,8 +71,8 @@ async def test_killed_server_converges_without_duplicates_or_leaks(db_url: str, 
         token = DevIssuer(tmp_path, clock=SystemClock()).mint("root", [], Role.PROVIDER_ADMIN)
         headers = {"authorization": f"Bearer {token}"}
         async with httpx.AsyncClient(base_url=base, headers=headers, timeout=30) as http:
-            async with asyncio.timeout(60):
-                while (await _get(http, "/api/private/v1/network_classes"))["items"][0].get("status", {}).get("state") != "NETWORK_CLASS_STATE_READY":
+            async with asyncio.timeout(60):  # the catalogue must be READY before tenants are onboarded
+                while not await _catalogue_ready(http):
                     await asyncio.sleep(0.1)
             for index in range(TENANTS):
                 response = await http.post("/api/fulfillment/v1/tenants", json={"metadata": {"name": f"t{index}"}})
