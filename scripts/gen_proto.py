@@ -69,6 +69,15 @@ def proto_files() -> list[str]:
     return sorted(files)
 
 
+def protoc_env() -> dict[str, str]:
+    """The environment of the ``python -m grpc_tools.protoc`` child: this interpreter's own
+    ``sys.path`` is handed down explicitly, so the child finds ``grpc_tools`` exactly where this
+    process does, whatever the environment (venv detection, cwd on ``sys.path``) says."""
+    paths = [p for p in sys.path if p and Path(p).is_dir()]
+    inherited = os.environ.get("PYTHONPATH")
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([*paths, *([inherited] if inherited else [])])}
+
+
 def _rewrite(text: str) -> str:
     text = _IMPORT_RE.sub(r"\1\2osac.api.\3.", text)
     return _MODULE_RE.sub(r"'osac.api.\1.\2'", text)
@@ -90,7 +99,7 @@ def generate(dest: Path) -> None:
             f"--grpc_python_out={tmp}",
             *files,
         ]
-        result = subprocess.run(cmd, cwd=PROTO_DIR, capture_output=True, text=True)
+        result = subprocess.run(cmd, cwd=PROTO_DIR, capture_output=True, text=True, env=protoc_env())
         if result.returncode != 0:
             sys.stderr.write(result.stdout + result.stderr)
             raise SystemExit(f"protoc failed with exit code {result.returncode}")

@@ -28,6 +28,16 @@ from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescript
 ROOT = Path(__file__).resolve().parent.parent
 PROTO_DIR = ROOT / "proto"
 GEN_SCRIPT = ROOT / "scripts" / "gen_proto.py"
+
+
+def _protoc_env() -> dict[str, str]:
+    """This interpreter's ``sys.path`` handed to the ``python -m grpc_tools.protoc`` child (as
+    ``scripts/gen_proto.py`` does), so the child imports from exactly where the tests do."""
+    import os
+
+    paths = [p for p in sys.path if p and Path(p).is_dir()]
+    inherited = os.environ.get("PYTHONPATH")
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([*paths, *([inherited] if inherited else [])])}
 PUB = "osac.public.v1"
 PRIV = "osac.private.v1"
 
@@ -149,7 +159,8 @@ def _lookup(package: str, symbol: str):
 
 def test_generated_code_is_up_to_date() -> None:
     result = subprocess.run(
-        [sys.executable, str(GEN_SCRIPT), "--check"], cwd=ROOT, capture_output=True, text=True, timeout=300
+        [sys.executable, str(GEN_SCRIPT), "--check"], cwd=ROOT, capture_output=True, text=True, timeout=300,
+        env=_protoc_env(),
     )
     assert result.returncode == 0, f"generated code is stale:\n{result.stdout}{result.stderr}"
 
@@ -1178,6 +1189,7 @@ def _descriptor_set_with_comments() -> descriptor_pb2.FileDescriptorSet:
             cwd=PROTO_DIR,
             capture_output=True,
             text=True,
+            env=_protoc_env(),
             timeout=300,
         )
         assert result.returncode == 0, result.stderr
