@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import pkgutil
 import re
 import subprocess
@@ -31,13 +32,13 @@ GEN_SCRIPT = ROOT / "scripts" / "gen_proto.py"
 
 
 def _protoc_env() -> dict[str, str]:
-    """This interpreter's ``sys.path`` handed to the ``python -m grpc_tools.protoc`` child (as
-    ``scripts/gen_proto.py`` does), so the child imports from exactly where the tests do."""
-    import os
+    """The environment ``scripts/gen_proto.py`` gives its protoc child (one definition)."""
+    spec = importlib.util.spec_from_file_location("gen_proto", GEN_SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.protoc_env()  # type: ignore[no-any-return]
 
-    paths = [p for p in sys.path if p and Path(p).is_dir()]
-    inherited = os.environ.get("PYTHONPATH")
-    return {**os.environ, "PYTHONPATH": os.pathsep.join([*paths, *([inherited] if inherited else [])])}
 PUB = "osac.public.v1"
 PRIV = "osac.private.v1"
 

@@ -47,10 +47,6 @@ def copy(message: Message) -> Message:
     return duplicate
 
 
-def has_finalizer(obj: Message, name: str = CONTROLLER_FINALIZER) -> bool:
-    return name in obj.metadata.finalizers  # type: ignore[attr-defined]
-
-
 def add_finalizer(obj: Message, name: str = CONTROLLER_FINALIZER) -> bool:
     """Add ``name``; reports whether anything changed."""
     finalizers = obj.metadata.finalizers  # type: ignore[attr-defined]

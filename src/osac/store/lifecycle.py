@@ -6,7 +6,7 @@ from __future__ import annotations
 from google.protobuf.message import Message
 from sqlalchemy import delete, insert
 
-from osac.model import ids, protos
+from osac.model import ids
 from osac.model.kinds import Kind
 from osac.store import schema
 from osac.store.codec import format_datetime
@@ -52,7 +52,3 @@ async def prune(tx: Tx, older_than_days: int = 30) -> int:
     table = schema.lifecycle_events
     result = await tx.conn.execute(delete(table).where(table.c.timestamp < cutoff))
     return int(result.rowcount or 0)
-
-
-def message_name(private: bool) -> str:
-    return f"{protos.PRIVATE if private else protos.PUBLIC}.LifecycleEvent"

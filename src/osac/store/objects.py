@@ -65,7 +65,6 @@ class Tx:
         self.conn = conn
         self.clock = clock
         self.last_revision = 0
-        self._after_commit: list[Callable[[], None]] = []
 
     @property
     def dialect(self) -> str:
@@ -230,10 +229,6 @@ class Tx:
         self.last_revision = revision
         return revision
 
-    def after_commit(self, callback: Callable[[], None]) -> None:
-        """Run ``callback`` once this transaction has committed (never if it rolls back)."""
-        self._after_commit.append(callback)
-
     @staticmethod
     def _columns(data: dict[str, Any]) -> dict[str, Any]:
         meta = data.get("metadata", {})
@@ -285,8 +280,6 @@ class Store:
         if tx.last_revision:
             for listener in self._commit_listeners:
                 listener(tx.last_revision)
-        for callback in tx._after_commit:
-            callback()
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[Tx]:
