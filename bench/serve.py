@@ -39,6 +39,10 @@ class _TcpSocket(socket.socket):
 async def serve(db_url: str, data_dir: Path, controllers: bool, bootstrap: Path | None,
                 patch_tcp_nodelay: bool = False, simulator_speed: str | None = None) -> None:
     config = load_config(None)
+    if bootstrap is not None:
+        # A benchmark catalogue carries only what its benchmark uses: no bare-metal host types,
+        # so no simulated host inventory either.
+        config["simulator"]["inventory"] = {"hosts": []}
     if simulator_speed is not None:
         config["simulator"]["speed"] = simulator_speed
     app = Application(

@@ -64,13 +64,3 @@ async def test_bootstrap_catalogue_is_ordinary_objects(server) -> None:
     public = (await tenant_user.request("GET", "/api/fulfillment/v1/network_classes")).json()["items"][0]
     assert "fabric_manager" not in public and public["is_default"] is True
 
-
-async def test_cluster_credentials_before_control_plane(server) -> None:
-    admin = server.rest(server.token(Role.PROVIDER_ADMIN))
-    await admin.request("POST", "/api/fulfillment/v1/tenants", json={"metadata": {"name": "acme"}})
-    alice = server.rest(server.token(Role.TENANT_ADMIN, ("acme",)))
-    cluster = (await alice.request("POST", "/api/fulfillment/v1/clusters", json={"metadata": {"name": "prod"}, "spec": {"template": "ocp-small"}})).json()
-    response = await alice.request("GET", f"/api/fulfillment/v1/clusters/{cluster['id']}/kubeconfig")
-    assert response.status_code == 400
-    assert response.json()["message"] == (
-        "Cluster 'prod': the control plane has not been available yet; the kubeconfig is served once it is")

@@ -85,11 +85,17 @@ class World:
                     "spec": {"virtual_network": await self.dependency("virtual_network"),
                              "external_ip": await self.dependency("external_ip")}}
         if name == "cluster":
-            return {"metadata": {"name": "cluster-sample"}, "spec": {"template": "ocp-small"}}
+            return {"metadata": {"name": "cluster-sample"},
+                    "spec": {"template": "ocp-small", "network_attachment": {"subnet": await self.dependency("subnet")}}}
         if name == "compute_instance":
-            return {"metadata": {"name": "vm-sample"}, "spec": {"template": "fedora", "instance_type": "small"}}
+            # Explicit networking: these tenants have no default networking to fall back on.
+            return {"metadata": {"name": "vm-sample"},
+                    "spec": {"template": "fedora", "instance_type": "small",
+                             "compute_network_attachments": [{"subnet": await self.dependency("subnet")}]}}
         if name == "bare_metal_instance":
-            return {"metadata": {"name": "bm-sample"}, "spec": {"host_type": "bm-standard"}}
+            return {"metadata": {"name": "bm-sample"},
+                    "spec": {"host_type": "bm-standard",
+                             "network_attachments": [{"subnet": await self.dependency("subnet")}]}}
         if name == "external_ip_attachment":
             # Its own ExternalIP: an ExternalIP has one consumer, and the sample gateway uses the other.
             attached = await self._create("external_ips", {"metadata": {"name": "eip-attached"}, "spec": {"pool": "public-v4"}})

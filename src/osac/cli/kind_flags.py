@@ -5,7 +5,11 @@ Each ``KindFlag`` names a field path. A plain flag sets the field like ``--set P
 a repeated field each use appends. A flag with ``parse_item`` adds one message to a repeated
 field from text (a security rule: ``protocol=tcp,port=443,cidr=0.0.0.0/0``); ``none`` gives no
 item, so ``--ingress none`` means "no rules". A ``switch`` takes no value (``--default``); flags
-sharing a ``group`` exclude each other (the one target of an external IP attachment).
+sharing a ``group`` exclude each other (the one target of an external IP attachment). A flag with
+``item_field`` sets that field of the *first* item of the list (``--subnet`` and
+``--security-group`` describe an instance's one attachment), so it excludes the flags adding
+whole items to the same list. A ``reads_file`` flag takes a file name and sets the file's text.
+A flag with ``parse_entry`` sets one entry of a map (``--node-set workers=3``), keeping the others.
 
 On create the flags add to what files give; on edit a list named by a flag is replaced by the
 flag's items, and flags of immutable fields are refused. Adding a kind's options is adding
@@ -23,12 +27,16 @@ from google.protobuf.message import Message
 
 from osac.cli.errors import CliError
 from osac.cli.fields import descriptor_of, is_map, lookup_field
-from osac.cli.inputs import apply_assignment, convert_scalar
+from osac.cli.inputs import apply_assignment, convert_scalar, read_text
+from osac.cli.node_sets import parse_node_set
 from osac.cli.rules import NO_RULES, parse_rule
+from osac.cli.workload_flags import parse_attachment
 from osac.model.kinds import Kind
 
 #: Field assignments (path relative to the item, text value) for one item of a repeated field.
 ItemParser = Callable[[str], list[tuple[str, str]]]
+#: The key of one map entry and the assignments (path relative to the entry, text value) for it.
+EntryParser = Callable[[str], tuple[str, list[tuple[str, str]]]]
 
 
 @dataclass(frozen=True)
@@ -42,6 +50,13 @@ class KindFlag:
     switch: bool = False
     #: Flags of one group exclude each other.
     group: str | None = None
+    #: Sets this field of the first item of the repeated field ``path`` (created if absent).
+    item_field: str | None = None
+    #: The value names a file whose text is the field's value (``--ssh-key-file``).
+    reads_file: bool = False
+    #: Sets one entry of the map field ``path`` from text (``--node-set workers=3``); other
+    #: entries are kept, also on edit.
+    parse_entry: EntryParser | None = None
 
     @property
     def options(self) -> tuple[str, ...]:
@@ -50,6 +65,25 @@ class KindFlag:
 
 RULE_HELP = "rule 'protocol=tcp,port=443,cidr=0.0.0.0/0' (repeatable; ports=N-M, cidr6=; 'none': no rules)"
 VN = ("--vn",)
+VM_ATTACHMENTS = "spec.compute_network_attachments"
+BM_ATTACHMENTS = "spec.network_attachments"
+ATTACHMENT_HELP = "attachment 'subnet=S,security-groups=A;B,primary=true' (repeatable; default: the tenant's)"
+
+
+def _instance_flags(attachments: str, attachment_help: str, run_strategies: str) -> tuple[KindFlag, ...]:
+    """The options compute and bare-metal instances share; ``attachments`` is their list field."""
+    return (
+        KindFlag("--subnet", attachments, "subnet of the one network attachment (name or id)", item_field="subnet"),
+        KindFlag("--security-group", attachments, "security group of that attachment (repeatable)",
+                 aliases=("--sg",), item_field="security_groups"),
+        KindFlag("--network-attachment", attachments, attachment_help, parse_attachment),
+        KindFlag("--external-ip-attachment", "spec.auto_external_ip_attachment",
+                 "also create an external IP attached to the instance", switch=True),
+        KindFlag("--ssh-key-file", "spec.ssh_public_key", "file with the SSH public key", reads_file=True),
+        KindFlag("--user-data-file", "spec.user_data", "file with the user data (cloud-init)", reads_file=True),
+        KindFlag("--run-strategy", "spec.run_strategy", run_strategies),
+    )
+
 
 KIND_FLAGS: dict[str, tuple[KindFlag, ...]] = {
     "tenant": (KindFlag("--domain", "spec.domains", "an e-mail domain of the tenant (repeatable)"),),
@@ -102,6 +136,34 @@ KIND_FLAGS: dict[str, tuple[KindFlag, ...]] = {
         KindFlag("--cidr", "spec.cidrs", "a CIDR of the pool (repeatable)"),
         KindFlag("--family", "spec.ip_family", "ipv4 (default) or ipv6"),
     ),
+    "cluster": (
+        KindFlag("--template", "spec.template", "cluster template (name or id)"),
+        KindFlag("--node-set", "spec.node_sets", "node set KEY=[HOSTTYPE:]SIZE (repeatable; default: the template's)",
+                 parse_entry=parse_node_set),
+        KindFlag("--subnet", "spec.network_attachment.subnet", "subnet of the nodes and VIPs (default: the tenant's)"),
+        KindFlag("--security-group", "spec.network_attachment.security_groups",
+                 "security group of the nodes (repeatable)", aliases=("--sg",)),
+        KindFlag("--external-ip-attachment", "spec.auto_external_ip_attachment",
+                 "also create external IPs for the API and ingress endpoints", switch=True),
+        KindFlag("--pull-secret-file", "spec.pull_secret", "file with the registry pull secret (JSON)",
+                 reads_file=True),
+        KindFlag("--ssh-key-file", "spec.ssh_public_key", "file with the SSH public key of the nodes", reads_file=True),
+        KindFlag("--release-image", "spec.release_image", "OpenShift release image (default: the template's)"),
+        KindFlag("--pod-cidr", "spec.network.pod_cidr", "pod network (default: the template's, else 10.128.0.0/14)"),
+        KindFlag("--service-cidr", "spec.network.service_cidr",
+                 "service network (default: the template's, else 172.30.0.0/16)"),
+        KindFlag("--catalog-item", "spec.catalog_item", "catalogue label stored for metering"),
+    ),
+    "compute_instance": (
+        KindFlag("--template", "spec.template", "compute instance template (name or id)"),
+        KindFlag("--instance-type", "spec.instance_type", "instance type (name or id; default: the template's)"),
+        *_instance_flags(VM_ATTACHMENTS, ATTACHMENT_HELP, "Always (default) or Halted"),
+    ),
+    "bare_metal_instance": (
+        KindFlag("--host-type", "spec.host_type", "bare-metal host type (name or id)"),
+        *_instance_flags(BM_ATTACHMENTS, ATTACHMENT_HELP.replace("primary=true", "interface=I,primary=true"),
+                         "always (default) or halted"),
+    ),
 }
 
 
@@ -138,8 +200,14 @@ def parse_kind_flags(kind_name: str, args: list[str]) -> list[tuple[KindFlag, st
                 flag.parse_item(value)
             except CliError as error:
                 raise CliError(f"{flag.option} '{value}': {error}") from None
+        if flag.parse_entry is not None:
+            try:
+                flag.parse_entry(value)
+            except CliError as error:
+                raise CliError(f"{flag.option} '{value}': {error}") from None
         pairs.append((flag, value))
     _check_groups(kind_name, pairs)
+    _check_item_flags(pairs)
     return pairs
 
 
@@ -157,6 +225,20 @@ def _check_groups(kind_name: str, pairs: list[tuple[KindFlag, str]]) -> None:
             )
 
 
+def _check_item_flags(pairs: list[tuple[KindFlag, str]]) -> None:
+    """Flags describing the first item of a list and flags adding whole items to it exclude each
+    other: which item would ``--subnet`` describe?"""
+    for flag, _ in pairs:
+        if flag.item_field is None:
+            continue
+        whole = next((f for f, _ in pairs if f.path == flag.path and f.parse_item is not None), None)
+        if whole is not None:
+            raise CliError(
+                f"{flag.option} and {whole.option} exclude each other: describe one attachment with "
+                f"{flag.option}, or each attachment with {whole.option}"
+            )
+
+
 def _is_empty_list(value: str) -> bool:
     return value.strip().lower() == NO_RULES
 
@@ -168,15 +250,26 @@ def apply_kind_flags(message: Message, pairs: list[tuple[KindFlag, str]], *, rep
     :raises CliError: a value that does not fit its field, named with the option.
     """
     paths: list[str] = []
+    items_set: set[str] = set()
     for flag, value in pairs:
         field = lookup_field(descriptor_of(message), flag.path)
         if not isinstance(field, FieldDescriptor):
             raise CliError(f"{flag.option}: {message.DESCRIPTOR.name} has no field {flag.path}")
         is_list = field.is_repeated and not is_map(field)
-        if is_list and replace and flag.path not in paths:
+        if is_list and replace and flag.path not in paths and flag.item_field is None:
             del _repeated(message, flag.path)[:]
         try:
-            if flag.parse_item is not None:
+            if flag.reads_file:
+                value = read_text(value)
+            if flag.item_field is not None:
+                _set_first_item(message, flag, value, fresh=replace and flag.option not in items_set)
+                items_set.add(flag.option)
+            elif flag.parse_entry is not None:
+                key, assignments = flag.parse_entry(value)
+                entry = _repeated(message, flag.path)[key]
+                for path, text in assignments:
+                    apply_assignment(entry, path, text)
+            elif flag.parse_item is not None:
                 if not _is_empty_list(value):
                     item = _repeated(message, flag.path).add()
                     for path, text in flag.parse_item(value):
@@ -197,6 +290,22 @@ def check_mutable(kind: Kind, pairs: list[tuple[KindFlag, str]]) -> None:
     for flag, _ in pairs:
         if any(flag.path == path or flag.path.startswith(path + ".") for path in kind.immutable):
             raise CliError(f"{flag.option}: {kind.message} {flag.path} cannot be changed after create")
+
+
+def _set_first_item(message: Message, flag: KindFlag, value: str, *, fresh: bool) -> None:
+    """Set ``flag.item_field`` of the first item (added when the list is empty); a list field
+    gets one more value per use, after the current ones unless ``fresh`` (edit: replaced)."""
+    items = _repeated(message, flag.path)
+    item = items[0] if len(items) else items.add()
+    assert flag.item_field is not None
+    field = lookup_field(descriptor_of(item), flag.item_field)
+    if isinstance(field, FieldDescriptor) and field.is_repeated:
+        values = getattr(item, flag.item_field)
+        if fresh:
+            del values[:]
+        values.append(convert_scalar(field, value, flag.item_field))
+    else:
+        apply_assignment(item, flag.item_field, value)
 
 
 def _repeated(message: Message, path: str) -> Any:

@@ -2,6 +2,7 @@
 
 import contextlib
 import getpass
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
@@ -10,6 +11,7 @@ import typer
 from google.protobuf.message import Message
 
 from osac.auth.subject import Role
+from osac.cli import restarts, scaling
 from osac.cli import serve as serving
 from osac.cli import simulator as simulation
 from osac.cli.client import (
@@ -21,6 +23,20 @@ from osac.cli.client import (
     referrers,
     watch_events,
 )
+from osac.cli.cluster_clock import reference_now
+from osac.cli.cluster_columns import CLUSTER_FORMATTERS
+from osac.cli.cluster_describe import cluster_lines
+from osac.cli.cluster_events import (
+    DEFAULT_LIMIT,
+    LIST_HEADERS,
+    listed_rows,
+    newest_events,
+    object_events_filter,
+    object_names,
+)
+from osac.cli.cluster_follow import changes, snapshot
+from osac.cli.cluster_lookups import look_up
+from osac.cli.cluster_wait import DEFAULT_TIMEOUT, Goal, ProgressLine, wait_for
 from osac.cli.config import SavedLogin, load_login, save_login
 from osac.cli.connection import DEFAULT_ADDRESS, NOT_LOGGED_IN, Connection, resolve_target, split_address
 from osac.cli.describe import Related, describe_lines
@@ -43,12 +59,15 @@ from osac.cli.kinds import (
     write_is_private,
 )
 from osac.cli.printer import KindPrinter, print_event, print_lines
-from osac.cli.render import OutputFormat, as_json, as_yaml, list_dict, table_lines, to_dict
+from osac.cli.render import FORMATTERS, OutputFormat, as_json, as_yaml, list_dict, table_lines, to_dict
 from osac.cli.tokens import identity_of, mint_dev_token, parse_duration
 from osac.cli.watching import kind_event_filter
 from osac.cli.writes import Overrides, create_all, create_is_private, edit_object, relabel
 from osac.model.kinds import Kind, Method
 from osac.server.settings import DEFAULT_GRPC_ADDRESS, DEFAULT_HTTP_ADDRESS, default_data_dir
+
+# The STAGE and HEALTH cells of `get clusters` (columns in tables.py, rules in osac.status).
+FORMATTERS.update(CLUSTER_FORMATTERS)
 
 app = typer.Typer(
     name="osac",
@@ -282,24 +301,58 @@ def get(
 def describe(
     kind_word: KindArgument,
     objects: ObjectsArgument,
+    watch: Annotated[
+        bool, typer.Option("--watch", "-w", help="Keep the view live: print it again on every change.")
+    ] = False,
+    max_events: MaxEventsOption = None,
     address: AddressOption = None,
     token: TokenOption = None,
     plaintext: PlaintextOption = False,
     private: PrivateOption = False,
 ) -> None:
     """Show objects in detail: identity, state, key facts, spec, status, labels, the objects it
-    references and those referring to it, and its events."""
+    references and those referring to it, and its events. A cluster shows its stage, health,
+    node sets, conditions and last events instead."""
     kind = resolve_kind(kind_word, private=private, method=Method.GET)
+    if watch and len(objects) != 1:
+        raise CliError("--watch follows one object; name exactly one")
     with connect(address, token, plaintext, private) as connection:
         client = KindClient(connection, kind)
+        if watch:
+            _describe_live(connection, client, objects[0], max_events)
+            return
         for index, word in enumerate(objects):
-            obj = client.find(word)
-            related = Related(
-                referrers(connection, kind, obj.id),  # type: ignore[attr-defined]
-                _events_of(connection, obj.id),  # type: ignore[attr-defined]
-                references=references(connection, kind, obj),
-            )
-            print_lines(([""] if index else []) + describe_lines(kind, obj, related))
+            print_lines(([""] if index else []) + _view(connection, kind, client.find(word)))
+
+
+def _view(connection: Connection, kind: Kind, obj: Message) -> list[str]:
+    if kind.name == "cluster":
+        return cluster_lines(obj, look_up(connection, obj, reference_now()))
+    related = Related(
+        referrers(connection, kind, obj.id),  # type: ignore[attr-defined]
+        _events_of(connection, obj.id),  # type: ignore[attr-defined]
+        references=references(connection, kind, obj),
+    )
+    return describe_lines(kind, obj, related)
+
+
+def _describe_live(connection: Connection, client: KindClient, word: str, max_events: int | None) -> None:
+    """The view, then the view again after each change (on a terminal in place of the last
+    one), until the object is deleted, ``max_events`` changes, or Ctrl-C."""
+    found = client.find(word)
+    first = snapshot(client, found.id)  # type: ignore[attr-defined]
+    if first.obj is None:
+        raise CliError(f"{describe_object(client.kind, found)} was deleted")
+    is_terminal = sys.stdout.isatty()
+    print_lines(_view(connection, client.kind, first.obj))
+    for count, obj in enumerate(changes(client, found.id, first.revision), start=1):  # type: ignore[attr-defined]
+        if obj is None:
+            typer.echo(f"{describe_object(client.kind, found)} deleted")
+            return
+        typer.echo("\x1b[H\x1b[2J" if is_terminal else "", nl=not is_terminal)
+        print_lines(_view(connection, client.kind, obj))
+        if max_events is not None and count >= max_events:
+            return
 
 
 def _events_of(connection: Connection, object_id: str) -> list[Message]:
@@ -340,6 +393,59 @@ def watch(
                 break
 
 
+@app.command("wait")
+@reports_errors
+def wait_command(
+    kind_word: KindArgument,
+    word: Annotated[str, typer.Argument(metavar="ID|NAME", help="The object, by id or name.")],
+    goal: Annotated[Goal, typer.Option("--for", help="ready: its state is READY; deleted: it is gone.")],
+    timeout: Annotated[str, typer.Option("--timeout", help="Give up after this long: 30s, 10m, 1h.")] = (
+        f"{int(DEFAULT_TIMEOUT.total_seconds() // 60)}m"
+    ),
+    address: AddressOption = None,
+    token: TokenOption = None,
+    plaintext: PlaintextOption = False,
+    private: PrivateOption = False,
+) -> None:
+    """Wait until an object is READY (lifecycle state, whatever its health) or deleted, showing
+    its progress; exit code 1 when it FAILED, or at the timeout."""
+    kind = resolve_kind(kind_word, private=private, method=Method.GET)
+    if kind.state_enum is None:
+        raise CliError(f"{kind.message} has no lifecycle state to wait for")
+    deadline = parse_duration(timeout)
+    line = ProgressLine(sys.stdout, is_terminal=sys.stdout.isatty())
+    with connect(address, token, plaintext, private) as connection:
+        try:
+            closing = wait_for(KindClient(connection, kind), word, goal, deadline, line.show)
+        finally:
+            line.close()
+    typer.echo(closing)
+
+
+@app.command()
+@reports_errors
+def events(
+    object_reference: Annotated[
+        str | None, typer.Option("--object", metavar="KIND/NAME", help="Only the events of this object (or KIND/ID).")
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", min=1, help="How many of the newest events to show.")] = DEFAULT_LIMIT,
+    address: AddressOption = None,
+    token: TokenOption = None,
+    plaintext: PlaintextOption = False,
+    private: PrivateOption = False,
+) -> None:
+    """List the newest lifecycle events, newest first: AGE OBJECT TYPE REASON MESSAGE."""
+    with connect(address, token, plaintext, private) as connection:
+        expression = object_events_filter(connection, object_reference) if object_reference else None
+        found = newest_events(connection, limit, expression)
+        names = object_names(connection, found)
+    if not found:
+        typer.echo("No lifecycle events found.", err=True)
+        return
+    for text in table_lines(LIST_HEADERS, listed_rows(found, names, reference_now()))[0]:
+        typer.echo(text)
+
+
 # -- writing ---------------------------------------------------------------------------------------
 
 
@@ -365,12 +471,16 @@ def create(
     plaintext: PlaintextOption = False,
     private: PrivateOption = False,
 ) -> None:
-    """Create objects from files (-f) or from options (--name, --set PATH=VALUE, per-kind options).
+    """Create objects from files (-f) or from options (NAME or --name, --set PATH=VALUE, per-kind options).
 
     Network classes and external IP pools are created through the private API (provider admins)
     without --private."""
     given_kind = resolve_kind(kind_word, private=True) if kind_word else None
     extra = list(context.args)
+    if given_kind is not None and extra and not extra[0].startswith("-"):
+        if name is not None and name != extra[0]:
+            raise CliError(f"give the name once: as NAME ({extra[0]}) or with --name ({name})")
+        name = extra.pop(0)  # osac create KIND NAME ...
     if extra and given_kind is None:
         raise CliError(f"unexpected arguments {' '.join(extra)}; name the KIND first: osac create KIND ...")
     documents = [document for path in file or [] for document in parse_documents(read_text(path), path)]
@@ -479,6 +589,49 @@ def delete(
             obj = client.find(word)
             client.delete(obj.id)  # type: ignore[attr-defined]
             typer.echo(f"{describe_object(kind, obj)} deleted")
+
+
+@app.command()
+@reports_errors
+def scale(
+    kind_word: KindArgument,
+    word: Annotated[str, typer.Argument(metavar="ID|NAME", help="The cluster, by id or name.")],
+    node_set: Annotated[str, typer.Option("--node-set", metavar="KEY", help="The node set to resize.")],
+    size: Annotated[int, typer.Option("--size", help="Its new requested number of nodes (0 or more).")],
+    address: AddressOption = None,
+    token: TokenOption = None,
+    plaintext: PlaintextOption = False,
+    private: PrivateOption = False,
+) -> None:
+    """Resize a node set of a cluster; prints the new desired size. The cluster stays READY while
+    the nodes join or leave (stage Scaling)."""
+    kind, private = resolve_write(kind_word, Method.UPDATE, private=private)
+    if kind.name not in scaling.SCALABLE:
+        raise CliError(f"{kind.collection.replace('_', ' ')} cannot be scaled; scale a cluster's node set")
+    with connect(address, token, plaintext, private) as connection:
+        result = scaling.scale_node_set(KindClient(connection, kind), word, node_set, size)
+    typer.echo(result.summary())
+
+
+@app.command()
+@reports_errors
+def restart(
+    kind_word: KindArgument,
+    objects: ObjectsArgument,
+    address: AddressOption = None,
+    token: TokenOption = None,
+    plaintext: PlaintextOption = False,
+    private: PrivateOption = False,
+) -> None:
+    """Restart instances: a compute instance gets spec.restart_requested_at = now (it must be
+    running), a bare-metal instance's spec.restart_trigger goes up by one; the reconcilers do the rest."""
+    kind, private = resolve_write(kind_word, Method.UPDATE, private=private)
+    restarts.require_restartable(kind)
+    with connect(address, token, plaintext, private) as connection:
+        client = KindClient(connection, kind)
+        for word in objects:
+            updated = restarts.request_restart(client, word)
+            typer.echo(f"{describe_object(kind, updated)} restart requested")
 
 
 @app.command()
@@ -660,18 +813,77 @@ def advance(
         typer.echo(f"Clock advanced to {simulation.advance_clock(connection, delta)}")
 
 
-@simulator_app.command()
+hosts_app = typer.Typer(
+    name="hosts",
+    help="List, add and remove the simulated bare-metal hosts (without a subcommand: list them).",
+    invoke_without_command=True,
+)
+simulator_app.add_typer(hosts_app)
+HostTypeFilter = Annotated[str, typer.Option("--host-type", help="Only hosts of this host type.")]
+
+
+@hosts_app.callback()
 @reports_errors
 def hosts(
-    host_type: Annotated[str, typer.Option("--host-type", help="Only hosts of this host type.")] = "",
+    context: typer.Context,
+    host_type: HostTypeFilter = "",
     output: OutputOption = OutputFormat.TABLE,
     address: AddressOption = None,
     token: TokenOption = None,
     plaintext: PlaintextOption = False,
 ) -> None:
-    """List the simulated host inventory."""
+    """List the simulated host inventory: NAME TYPE POWER PROVISIONING STATUS OWNER BMC."""
+    if context.invoked_subcommand is None:
+        with _simulator_connection(address, token, plaintext) as connection:
+            _print_hosts(simulation.list_hosts(connection, host_type), output)
+
+
+@hosts_app.command("list")
+@reports_errors
+def hosts_list(
+    host_type: HostTypeFilter = "",
+    output: OutputOption = OutputFormat.TABLE,
+    address: AddressOption = None,
+    token: TokenOption = None,
+    plaintext: PlaintextOption = False,
+) -> None:
+    """List the simulated host inventory: NAME TYPE POWER PROVISIONING STATUS OWNER BMC."""
     with _simulator_connection(address, token, plaintext) as connection:
-        found = simulation.list_hosts(connection, host_type)
+        _print_hosts(simulation.list_hosts(connection, host_type), output)
+
+
+@hosts_app.command("add")
+@reports_errors
+def hosts_add(
+    prefix: Annotated[str, typer.Argument(metavar="PREFIX", help="Name prefix: hosts are PREFIX-001, PREFIX-002, ...")],
+    host_type: Annotated[str, typer.Option("--host-type", help="A bare-metal HostType; its interfaces are used.")],
+    count: Annotated[int, typer.Option("--count", min=1, help="How many hosts to add.")] = 1,
+    output: OutputOption = OutputFormat.TABLE,
+    address: AddressOption = None,
+    token: TokenOption = None,
+    plaintext: PlaintextOption = False,
+) -> None:
+    """Add hosts to the inventory, numbered on from the highest PREFIX-<nnn> there is."""
+    with _simulator_connection(address, token, plaintext) as connection:
+        _print_hosts(simulation.add_hosts(connection, prefix, host_type, count), output)
+
+
+@hosts_app.command("remove")
+@reports_errors
+def hosts_remove(
+    names: Annotated[list[str], typer.Argument(metavar="NAME", help="Hosts to remove; each must be free.")],
+    address: AddressOption = None,
+    token: TokenOption = None,
+    plaintext: PlaintextOption = False,
+) -> None:
+    """Remove free hosts from the inventory (an assigned host is refused, naming its owner)."""
+    with _simulator_connection(address, token, plaintext) as connection:
+        for name in names:
+            simulation.remove_host(connection, name)
+            typer.echo(f"Host {name} removed")
+
+
+def _print_hosts(found: list[Message], output: OutputFormat) -> None:
     if output is OutputFormat.TABLE:
         if not found:
             typer.echo("No simulated hosts found.", err=True)

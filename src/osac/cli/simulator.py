@@ -1,4 +1,5 @@
-"""The ``osac simulator`` commands' work: fault records, observations, reachability, the clock.
+"""The ``osac simulator`` commands' work: fault records, observations, reachability, the clock,
+the host inventory.
 
 All calls go to the private API (``osac.private.v1.SimulatorFaults`` and ``...Simulator``,
 simulator.md §7), which only provider admins may use and which exists only while a simulator
@@ -237,6 +238,23 @@ def list_hosts(connection: Connection, host_type: str = "") -> list[Message]:
     """The simulated host inventory (FAILED_PRECONDITION without one)."""
     request = connection.request(SIMULATOR, "ListHosts", host_type=host_type)
     return list(call(connection, SIMULATOR, "ListHosts", request).hosts)  # type: ignore[attr-defined]
+
+
+def add_hosts(connection: Connection, prefix: str, host_type: str, count: int) -> list[Message]:
+    """Add ``count`` hosts ``<prefix>-<nnn>`` of a bare-metal host type; the hosts added.
+
+    :raises ApiError: INVALID_ARGUMENT for an unknown or virtual host type or a bad prefix.
+    """
+    request = connection.request(SIMULATOR, "AddHosts", prefix=prefix, host_type=host_type, count=count)
+    return list(call(connection, SIMULATOR, "AddHosts", request).hosts)  # type: ignore[attr-defined]
+
+
+def remove_host(connection: Connection, name: str) -> None:
+    """Remove a free host.
+
+    :raises ApiError: NOT_FOUND, or FAILED_PRECONDITION naming the owner of an assigned host.
+    """
+    call(connection, SIMULATOR, "RemoveHost", connection.request(SIMULATOR, "RemoveHost", name=name))
 
 
 def host_row(host: Message) -> list[str]:

@@ -32,7 +32,7 @@ class Column:
     show: str = "metadata.name"
     #: Only in the table of this API (``public`` or ``private``); both when None.
     api: str | None = None
-    #: Placed right after STATE (a reason explaining the state).
+    #: Placed right after STATE (a reason explaining the state, a cluster's stage and health).
     after_state: bool = False
 
 
@@ -99,10 +99,12 @@ KIND_COLUMNS: dict[str, tuple[Column, ...]] = {
         Column("TITLE", "title"),
         Column("NODE SETS", "node_sets", "count"),
     ),
+    # STAGE and HEALTH are the two cell rules of cluster-status.md §14 (``cluster_columns``).
     "cluster": (
         Column("TEMPLATE", "spec.template", "ref"),
-        Column("STAGE", "status.stage"),
-        Column("API URL", "status.api_url"),
+        Column("STAGE", "status", "cluster_stage", after_state=True),
+        Column("HEALTH", "status", "cluster_health", after_state=True),
+        Column("API URL", "status.api_url", after_state=True),
     ),
     "compute_instance_template": (Column("TITLE", "title"),),
     "instance_type": (

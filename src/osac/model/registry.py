@@ -106,6 +106,9 @@ KINDS: tuple[Kind, ...] = (
             Reference("spec.instance_type", "instance_type"),
             Reference("spec.compute_network_attachments[].subnet", "subnet"),
             Reference("spec.compute_network_attachments[].security_groups[]", "security_group"),
+            # The deprecated input-only field 14: resolved like field 18, converted, never stored.
+            Reference("spec.network_attachments[].subnet", "subnet", blocks_delete=False),
+            Reference("spec.network_attachments[].security_groups[]", "security_group", blocks_delete=False),
         ),
     ),
     Kind(

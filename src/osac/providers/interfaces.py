@@ -47,6 +47,21 @@ class UnsupportedOperation(TerminalProviderError):
         )
 
 
+# -- change notices -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ChangeNotice:
+    """One observable change of a workload provider (simulator.md §2): ``subscribe()`` yields one
+    per change, in order. It only wakes the caller, who observes again (level-triggered); the
+    notice carries no state. ``key`` is the OSAC object id (a host name for hosts);
+    ``changed_at`` is the exact time of the change, not the time the notice was sent."""
+
+    kind: str
+    key: str
+    changed_at: datetime
+
+
 # -- descriptions ---------------------------------------------------------------------------------
 
 

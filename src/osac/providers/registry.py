@@ -24,6 +24,9 @@ from typing import Any, cast
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from osac.clock import Clock
+from osac.providers.baremetal import BareMetalProvider
+from osac.providers.clusters import ClusterProvider
+from osac.providers.compute import ComputeProvider
 from osac.providers.interfaces import (
     CONTRACT_VERSION,
     FabricManager,
@@ -31,9 +34,12 @@ from osac.providers.interfaces import (
     ManagerConfig,
     ManagerDescription,
 )
+from osac.providers.simulator.compute_settings import parse_compute_settings
 from osac.providers.simulator.fabric import SimulatedFabric
+from osac.providers.simulator.hosts import SimulatedBareMetal
 from osac.providers.simulator.k8s import SimulatedK8sManager
 from osac.providers.simulator.runtime import InvalidSpeed, SimulatorRuntime, Speed
+from osac.providers.simulator.virtual_machines import SimulatedKubeVirt
 
 KINDS = ("fabric", "k8s")
 SIMULATOR = "simulator"
@@ -86,6 +92,12 @@ class ManagerRegistry:
         self._managers = dict(managers)
         #: The shared simulator state, when a simulated provider is configured (admin API).
         self.simulator = simulator
+        #: The cluster provider (``providers.cluster``); None when none is configured.
+        self.cluster_provider: ClusterProvider | None = None
+        #: The compute and bare-metal providers (``providers.compute`` / ``.baremetal``); None
+        #: when not configured.
+        self.compute_provider: ComputeProvider | None = None
+        self.baremetal_provider: BareMetalProvider | None = None
 
     def fabric(self, name: str) -> FabricManager:
         """:raises ManagerNotRegistered: no fabric manager is called ``name``."""
@@ -167,7 +179,39 @@ def load_managers(
             raise ManagerConfigurationError(f"{where}: {error}") from None
         except ValueError as error:
             raise ManagerConfigurationError(f"{where}: invalid settings: {error}") from error
-    return ManagerRegistry(entries, managers, runtime)
+    registry = ManagerRegistry(entries, managers, runtime)
+    registry.cluster_provider = _cluster_provider(providers, runtime)
+    registry.compute_provider, registry.baremetal_provider = _workload_providers(providers, runtime)
+    return registry
+
+
+def _cluster_provider(providers: Any, runtime: SimulatorRuntime | None) -> ClusterProvider | None:
+    """The simulated HyperShift when ``providers.cluster`` is ``simulator``; other providers are
+    wired by their own code (none is built in yet)."""
+    name = providers.get("cluster") if isinstance(providers, Mapping) else None
+    if name != SIMULATOR or runtime is None:
+        return None
+    return runtime.clusters
+
+
+def _workload_providers(
+    providers: Any, runtime: SimulatorRuntime | None
+) -> tuple[ComputeProvider | None, BareMetalProvider | None]:
+    """``providers.compute`` and ``providers.baremetal``: ``simulator`` (the only implementation
+    so far) or absent. The simulated ones read ``simulator.jitter`` and ``simulator.inventory``."""
+    chosen = {key: providers.get(key) if isinstance(providers, Mapping) else None for key in ("compute", "baremetal")}
+    for key, name in chosen.items():
+        if name is not None and (name != SIMULATOR or runtime is None):
+            raise ManagerConfigurationError(f"providers.{key}: '{name}' is not supported; use '{SIMULATOR}'")
+    if runtime is None:
+        return None, None
+    try:
+        settings = parse_compute_settings(runtime.settings)
+    except ValueError as error:
+        raise ManagerConfigurationError(str(error)) from None
+    compute = SimulatedKubeVirt(runtime, settings) if chosen["compute"] else None
+    baremetal = SimulatedBareMetal(runtime, settings) if chosen["baremetal"] else None
+    return compute, baremetal
 
 
 def parse_manager_configs(entries: Any) -> list[ManagerConfig]:
@@ -223,7 +267,11 @@ def _runtime(settings: Mapping[str, Any], engine: AsyncEngine, reader: AsyncEngi
     seed = settings.get("seed", 42)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ManagerConfigurationError(f"simulator.seed: '{seed}' is not an integer")
-    return SimulatorRuntime(engine=engine, clock=clock, speed=speed, reader=reader, seed=seed)
+    try:
+        return SimulatorRuntime(engine=engine, clock=clock, speed=speed, reader=reader, seed=seed,
+                                settings=dict(settings))
+    except ValueError as error:
+        raise ManagerConfigurationError(str(error)) from None
 
 
 def _instantiate(entry: ManagerConfig, runtime: SimulatorRuntime | None) -> Any:

@@ -7,6 +7,7 @@ import contextlib
 import logging
 import socket
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import grpc
@@ -24,7 +25,13 @@ from osac.server.endpoints import EventEndpoints, KindEndpoints, LifecycleEventE
 from osac.server.grpc_api import service_handler
 from osac.server.identity import CapabilitiesEndpoints, JsonWebKeySetEndpoints
 from osac.server.settings import Settings
-from osac.server.simulator_api import SimulatorEndpoints, SimulatorFaultsEndpoints
+from osac.server.simulated_workloads import (
+    host_type_interfaces,
+    load_simulated_inventory,
+    simulated_hosts,
+    workload_observers,
+)
+from osac.server.simulator_api import Observer, SimulatorEndpoints, SimulatorFaultsEndpoints
 from osac.services.catalog import Services
 from osac.services.events import EventsService
 from osac.services.lifecycle_events import LifecycleEventsService
@@ -80,6 +87,7 @@ class Application:
         self.managers = load_managers(
             settings.config, clock=self.clock, engine=self.engines.writer, reader=self.engines.reader
         )
+        self.services.credential_source = self._credential
         self.events = EventsService(self.store, self.wakeup)
         self.lifecycle_events = LifecycleEventsService(self.store)
         self.dev_issuer = DevIssuer(settings.data_dir, clock=self.clock) if settings.dev_issuer else None
@@ -103,7 +111,12 @@ class Application:
         if self.managers.simulator is not None:
             endpoints.add(f"{protos.PRIVATE}.SimulatorFaults",
                           SimulatorFaultsEndpoints(self.managers.simulator, self.store), True)
-            endpoints.add(f"{protos.PRIVATE}.Simulator", SimulatorEndpoints(self.managers.simulator), True)
+            observers: dict[str, Observer] = {}
+            observers["cluster"] = self.managers.simulator.clusters.raw_observation
+            observers.update(workload_observers(self))
+            endpoints.add(f"{protos.PRIVATE}.Simulator", SimulatorEndpoints(
+                self.managers.simulator, observers, simulated_hosts(self), partial(host_type_interfaces, self.store)
+            ), True)
         return endpoints
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -113,6 +126,7 @@ class Application:
         async with self.store.read() as tx:
             self.wakeup.notify(await tx.revision())
         await bootstrap.seed_if_new(self)
+        await load_simulated_inventory(self)
         if self.store.dialect == "postgresql":
             self._tasks.append(asyncio.create_task(listen_postgres(self.settings.database_url(), self.wakeup)))
         await self._start_grpc()
@@ -171,6 +185,21 @@ class Application:
                 async with self.store.write() as tx:
                     await lifecycle.prune(tx)
             await asyncio.sleep(MAINTENANCE_INTERVAL)
+
+    async def _credential(self, kind_name: str, object_id: str, name: str) -> str:
+        """Credentials of a workload, read from its provider."""
+        provider = self.managers.cluster_provider if kind_name == "cluster" else None
+        if provider is None:
+            from osac.providers.interfaces import TransientProviderError
+
+            raise TransientProviderError("NoProvider", f"no provider serves {kind_name} credentials")
+        if name == "kubeconfig":
+            return (await provider.get_kubeconfig(object_id)).decode()
+        return await provider.get_admin_password(object_id)
+
+    def spawn(self, work: Any) -> None:
+        """Run a background coroutine for the life of the process (cancelled by ``stop``)."""
+        self._tasks.append(asyncio.create_task(work))
 
     async def stop(self) -> None:
         if self.controllers is not None:

@@ -24,7 +24,9 @@ DEFAULT_CONFIG: dict[str, Any] = {
         {"name": "sim-fabric", "kind": "fabric", "implementation": "simulator", "contract_version": "v1"},
         {"name": "sim-k8s", "kind": "k8s", "implementation": "simulator", "contract_version": "v1"},
     ],
-    "simulator": {"speed": 60, "seed": 42, "clock": "system", "jitter": 0.1, "label_faults": False},
+    "simulator": {"speed": 60, "seed": 42, "clock": "system", "jitter": 0.1, "label_faults": False,
+                  # bm-std-001 ... bm-std-012, with the interfaces of the bootstrap HostType bm-standard
+                  "inventory": {"hosts": [{"prefix": "bm-std", "host_type": "bm-standard", "count": 12}]}},
     "networking": {"provider_retry_limit": 10, "cleanup_retry_limit": 10, "provider_call_timeout": 60,
                    "retry_backoff_seconds": 1.0},
 }

@@ -18,7 +18,7 @@ where ``<method>`` is the snake_case method name (``get_observation``, ``check_r
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC
 from typing import TYPE_CHECKING, Any
 
@@ -34,7 +34,13 @@ from osac.api.private.v1 import simulator_service_pb2 as simulator_pb
 from osac.auth import policy
 from osac.clock import FakeClock
 from osac.model import protos
+from osac.providers.baremetal import HostRecord
+from osac.providers.interfaces import ProviderError
+from osac.providers.simulator.compute_settings import PREFIX_PATTERN
 from osac.providers.simulator.faults import FaultRecord, InvalidFault, validate_fault
+from osac.providers.simulator.host_store import HostInUse, UnknownHost
+from osac.providers.simulator.hosts import MAX_ADDED, SimulatedBareMetal
+from osac.providers.simulator.inventory import InventoryError, check_host_type
 from osac.providers.simulator.runtime import InvalidSpeed, SimulatorRuntime
 from osac.server.rest import (
     PRIVATE_PREFIX,
@@ -71,6 +77,8 @@ NO_INVENTORY = "no bare-metal inventory is configured"
 
 #: ``GetObservation`` source of one kind: key -> the raw observation dict.
 Observer = Callable[[str], Awaitable[Mapping[str, Any]]]
+#: The HostType catalogue as the inventory needs it: ``{host type: [(interface, role), ...]}``.
+HostTypes = Callable[[], Awaitable[Mapping[str, Sequence[tuple[str, str]]]]]
 
 
 class SimulatorFaultsEndpoints:
@@ -99,6 +107,7 @@ class SimulatorFaultsEndpoints:
         except InvalidFault as error:
             raise InvalidArgument(f"object.{error.field}: {error.message}") from None
         record = await self.simulator.faults.create(new)
+        await self.simulator.fault_changed(record.target_kind, record.target_id)
         return faults_pb.SimulatorFaultsCreateResponse(object=fault_message(record))
 
     async def List(self, caller: Caller, request: Message) -> Message:
@@ -117,8 +126,10 @@ class SimulatorFaultsEndpoints:
         fault_id = request.id  # type: ignore[attr-defined]
         if not fault_id:
             raise InvalidArgument("id: required")
-        if not await self.simulator.faults.delete(fault_id):
+        record = await self.simulator.faults.get(fault_id)
+        if record is None or not await self.simulator.faults.delete(fault_id):
             raise NotFound(f"SimulatorFault '{fault_id}' not found")
+        await self.simulator.fault_changed(record.target_kind, record.target_id)
         return faults_pb.SimulatorFaultsDeleteResponse()
 
     async def _matching(self, items: list[fault_pb.SimulatorFault], expression: str) -> list[fault_pb.SimulatorFault]:
@@ -151,11 +162,21 @@ class SimulatorEndpoints:
     """``Simulator``: observations, the fake clock, the speed, the inventory, reachability.
 
     ``observers`` adds GetObservation kinds (``cluster``, ``compute_instance``, ``host``) as the
-    workload simulators arrive; ``fabric`` is built in."""
+    workload simulators arrive; ``fabric`` is built in. ``hosts`` is the simulated bare-metal
+    inventory (without it the inventory methods are FAILED_PRECONDITION) and ``host_types``
+    reads the HostType catalogue for AddHosts."""
 
-    def __init__(self, simulator: SimulatorRuntime, observers: Mapping[str, Observer] | None = None) -> None:
+    def __init__(
+        self,
+        simulator: SimulatorRuntime,
+        observers: Mapping[str, Observer] | None = None,
+        hosts: SimulatedBareMetal | None = None,
+        host_types: HostTypes | None = None,
+    ) -> None:
         self.simulator = simulator
         self.observers: dict[str, Observer] = {"fabric": simulator.fabric_observation, **(observers or {})}
+        self.hosts = hosts
+        self.host_types = host_types
 
     def _authorize(self, caller: Caller) -> None:
         access.authorize(caller, "simulator", policy.Method.CALL)
@@ -205,15 +226,53 @@ class SimulatorEndpoints:
 
     async def ListHosts(self, caller: Caller, request: Message) -> Message:
         self._authorize(caller)
-        raise FailedPrecondition(NO_INVENTORY)
+        hosts = self._inventory()
+        found = await hosts.list_hosts(request.host_type.strip() or None)  # type: ignore[attr-defined]
+        return simulator_pb.SimulatorListHostsResponse(hosts=[host_message(h) for h in found])
 
     async def AddHosts(self, caller: Caller, request: Message) -> Message:
         self._authorize(caller)
-        raise FailedPrecondition(NO_INVENTORY)
+        hosts = self._inventory()
+        prefix, host_type = request.prefix.strip(), request.host_type.strip()  # type: ignore[attr-defined]
+        count = request.count  # type: ignore[attr-defined]
+        if not PREFIX_PATTERN.match(prefix):
+            raise InvalidArgument(f"prefix: '{prefix}' is not a lowercase name of letters, digits and '-' "
+                                  "(at most 50 characters, e.g. bm-std)")
+        if not host_type:
+            raise InvalidArgument("host_type: required; the name of a bare-metal HostType")
+        if not 1 <= count <= MAX_ADDED:
+            raise InvalidArgument(f"count: must be from 1 to {MAX_ADDED}, got {count}")
+        catalogue = await self.host_types() if self.host_types is not None else {}
+        try:
+            interfaces = check_host_type(host_type, catalogue.get(host_type))
+        except InventoryError as error:
+            raise InvalidArgument(f"host_type: {error}") from None
+        try:
+            added = await hosts.add_hosts(prefix, host_type, count, interfaces)
+        except InventoryError as error:
+            raise FailedPrecondition(str(error)) from None
+        return simulator_pb.SimulatorAddHostsResponse(hosts=[host_message(h) for h in added])
 
     async def RemoveHost(self, caller: Caller, request: Message) -> Message:
         self._authorize(caller)
-        raise FailedPrecondition(NO_INVENTORY)
+        hosts = self._inventory()
+        name = request.name.strip()  # type: ignore[attr-defined]
+        if not name:
+            raise InvalidArgument("name: required; the name of a simulated host")
+        try:
+            await hosts.remove_host(name)
+        except UnknownHost as error:
+            raise NotFound(str(error)) from None
+        except HostInUse as error:
+            raise FailedPrecondition(f"{error}; release it first") from None
+        except ProviderError as error:
+            raise FailedPrecondition(f"host '{name}' cannot be removed: {error.message}") from None
+        return simulator_pb.SimulatorRemoveHostResponse()
+
+    def _inventory(self) -> SimulatedBareMetal:
+        if self.hosts is None:
+            raise FailedPrecondition(NO_INVENTORY)
+        return self.hosts
 
     async def CheckReachability(self, caller: Caller, request: Message) -> Message:
         self._authorize(caller)
@@ -242,6 +301,25 @@ class SimulatorEndpoints:
             raise FailedPrecondition("the simulator runs on the system clock; GetClock and AdvanceClock need "
                                      "simulator.clock: fake")
         return clock
+
+
+def host_message(host: HostRecord) -> simulator_pb.SimulatorHost:
+    message = simulator_pb.SimulatorHost(
+        name=host.name,
+        host_type=host.host_type,
+        interfaces=[
+            simulator_pb.SimulatorHostInterface(name=i.name, role=i.role, mac=i.mac, switch=i.switch, port=i.port)
+            for i in host.interfaces
+        ],
+        bmc=host.bmc,
+        power=host.power,
+        provisioning_state=host.provisioning_state,
+        operational_status=host.operational_status,
+    )
+    if host.owner is not None:
+        message.owner.kind = host.owner.kind
+        message.owner.id = host.owner.id
+    return message
 
 
 def fault_message(record: FaultRecord) -> fault_pb.SimulatorFault:

@@ -50,6 +50,10 @@ POPULATED_REASON = "NetworkAttachmentsPopulated"
 AUTO_CREATED_REASON = "AutoExternalIPCreated"
 AUTO_LABEL = "osac.openshift.io/auto-provisioned"
 AUTO_FOR_LABEL = "osac.openshift.io/auto-provisioned-for"
+#: Held by a workload from its Create transaction when it owns auto-provisioned objects (api.md
+#: §2.6): the auto cleanup of networking.md §10.1 step 3 removes it once they are all archived, so
+#: a workload deleted before any reconciler ran still cannot leave them behind.
+AUTO_CLEANUP_FINALIZER = "osac.openshift.io/auto-provisioned-cleanup"
 #: Endpoint suffixes of auto-provisioned names (cluster: one EIP per endpoint).
 ENDPOINT_SUFFIXES = {
     external_ip_attachment.ENDPOINT_UNSPECIFIED: "",
@@ -145,11 +149,20 @@ def note_populated(ctx: WriteContext, workload: str, obj: Message, detail: str =
 # -- explicit attachments (§7.1) ------------------------------------------------------------------
 
 
-async def validate(tx: Tx, path: str, attachments: Sequence[Message], *, workload: str = "workload") -> Message:
+async def validate(
+    tx: Tx, path: str, attachments: Sequence[Message], *, workload: str = "workload", indexed: bool = True
+) -> Message:
     """§7.1 common rules: every attachment names a subnet, a subnet at most once, all subnets in
     one VN, every SG in that VN (INVALID_ARGUMENT naming the index); subnets and SGs READY and
     live (FAILED_PRECONDITION; objects created in the same transaction are exempt). Returns the VN.
+
+    ``indexed=False`` is for a workload with one attachment field rather than a list (a
+    cluster's ``spec.network_attachment``): messages then name ``path`` without an index.
     """
+
+    def at(index: int) -> str:
+        return f"{path}[{index}]" if indexed else path
+
     if not attachments:
         raise InvalidArgument(f"{path}: at least one network attachment is required")
     subnet_kind = registry.get("subnet")
@@ -160,10 +173,10 @@ async def validate(tx: Tx, path: str, attachments: Sequence[Message], *, workloa
     for index, attachment in enumerate(attachments):
         subnet_id = attachment.subnet  # type: ignore[attr-defined]
         if not subnet_id:
-            raise InvalidArgument(f"{path}[{index}].subnet: required; name a Subnet")
+            raise InvalidArgument(f"{at(index)}.subnet: required; name a Subnet")
         if subnet_id in seen:
             raise InvalidArgument(
-                f"{path}[{index}].subnet: the subnet is already attached by {path}[{seen[subnet_id]}]; "
+                f"{at(index)}.subnet: the subnet is already attached by {at(seen[subnet_id])}; "
                 "a subnet may appear at most once"
             )
         seen[subnet_id] = index
@@ -175,8 +188,8 @@ async def validate(tx: Tx, path: str, attachments: Sequence[Message], *, workloa
         if subnet.spec.virtual_network != vn_id:  # type: ignore[attr-defined]
             other = await gates.load(tx, vn_kind, subnet.spec.virtual_network)  # type: ignore[attr-defined]
             raise InvalidArgument(
-                f"{path}[{index}].subnet: {object_label(subnet_kind, subnet)} is in {object_label(vn_kind, other)}, "
-                f"not {vn_label} like {path}[0]; a {workload} attaches to one VirtualNetwork"
+                f"{at(index)}.subnet: {object_label(subnet_kind, subnet)} is in {object_label(vn_kind, other)}, "
+                f"not {vn_label} like {at(0)}; a {workload} attaches to one VirtualNetwork"
             )
     groups: list[tuple[int, int, Message]] = []
     for index, attachment in enumerate(attachments):
@@ -184,7 +197,7 @@ async def validate(tx: Tx, path: str, attachments: Sequence[Message], *, workloa
             sg = await gates.load(tx, sg_kind, sg_id)
             if sg.spec.virtual_network != vn_id:  # type: ignore[attr-defined]
                 raise InvalidArgument(
-                    f"{path}[{index}].security_groups[{position}]: {object_label(sg_kind, sg)} is not in {vn_label}"
+                    f"{at(index)}.security_groups[{position}]: {object_label(sg_kind, sg)} is not in {vn_label}"
                 )
             groups.append((index, position, sg))
     for subnet in subnets:

@@ -80,14 +80,16 @@ class Behaviour:
         return False
 
     async def restart_teardown(self, ctx: WriteContext, obj: Message) -> None:
-        """Delete on an object in DELETE_FAILED: reset the retry budget and state."""
+        """Delete on an object in DELETE_FAILED: reset the retry budget and state. The generic
+        service has already set DELETING, except for ``derived_status`` kinds, whose derivation
+        moves the state once this hook has cleared what records the failure."""
 
     async def after_archive(self, tx: Tx, obj: Message) -> None:
         """The object was archived in this transaction (``obj`` is its last state): release
         what it held that is not an object (uniqueness claims, ...). Called by whoever archives
         (the generic service's writes; the reconcilers' status writes)."""
 
-    async def credential(self, obj: Message, name: str) -> str:
+    async def credential(self, obj: Message, name: str, services: Services) -> str:
         """A credential served from the provider (cluster ``kubeconfig`` / ``password``)."""
         from osac.services.errors import FailedPrecondition
         from osac.store.objects import object_label
@@ -96,6 +98,11 @@ class Behaviour:
             f"{object_label(self.kind, obj)}: the control plane has not been available yet; "
             f"the {name} is served once it is"
         )
+
+    def redact(self, obj: Message) -> Message:
+        """What API callers are shown of a stored object: write-only fields (a cluster's pull
+        secret) masked. ``obj`` is the service's own copy and may be changed in place."""
+        return obj
 
     def public_visibility(self, table: Table) -> list[ColumnElement[bool]]:
         """Extra conditions on what public callers may see of this kind."""

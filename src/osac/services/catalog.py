@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from osac.model import registry
@@ -25,6 +25,9 @@ def behaviour_for(kind: Kind) -> Behaviour:
     return cls(kind)
 
 
+CredentialSource = Callable[[str, str, str], Awaitable[str]]
+
+
 class Services:
     """Kind services by kind name; the service layer's single entry point.
 
@@ -35,6 +38,9 @@ class Services:
         self.store = store
         self.config: Mapping[str, Any] = config or {}
         self._by_kind = {kind.name: KindService(kind, behaviour_for(kind), self) for kind in registry.KINDS}
+        #: ``(kind name, object id, "kubeconfig" | "password") -> value``: credentials served from
+        #: the workload's provider; set by the process that has providers.
+        self.credential_source: CredentialSource | None = None
 
     def __getitem__(self, kind_name: str) -> KindService:
         return self._by_kind[kind_name]

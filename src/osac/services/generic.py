@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from google.protobuf import timestamp_pb2
 from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import Message
-from sqlalchemy import ColumnElement
+from sqlalchemy import ColumnElement, String, cast
 
 from osac import filters
 from osac.auth.subject import SHARED_TENANT, SYSTEM_TENANT
@@ -130,7 +130,7 @@ class KindService:
                 self.kind, *where, tenants=self._tenants(caller), offset=offset, limit=limit
             )
             revision = await tx.revision()
-        return Page(items, total, revision)
+        return Page([self.behaviour.redact(item) for item in items], total, revision)
 
     def _compile(self, caller: Caller, expression: str, tx: Tx) -> ColumnElement[bool]:
         descriptor = self.kind.message_class(caller.private).DESCRIPTOR
@@ -143,7 +143,7 @@ class KindService:
     async def get(self, caller: Caller, object_id: str) -> Message:
         access.authorize(caller, self.kind, Method.GET)
         async with self.store.read() as tx:
-            return await self._load(tx, caller, object_id)
+            return self.behaviour.redact(await self._load(tx, caller, object_id))
 
     async def credential(self, caller: Caller, object_id: str, name: str) -> str:
         """GetKubeconfig / GetPassword: visible objects only, then the kind's provider."""
@@ -151,7 +151,7 @@ class KindService:
         access.authorize(caller, self.kind, method)
         async with self.store.read() as tx:
             obj = await self._load(tx, caller, object_id)
-        return await self.behaviour.credential(obj, name)
+        return await self.behaviour.credential(obj, name, self.services)
 
     # -- create --------------------------------------------------------------------------------
 
@@ -168,8 +168,8 @@ class KindService:
         except _DryRun as dry:
             result = dry.object
             result.ClearField("id")  # type: ignore[attr-defined]
-            return result
-        return created
+            return self.behaviour.redact(result)
+        return self.behaviour.redact(created)
 
     async def create_in(self, tx: Tx, caller: Caller, obj: Message) -> Message:
         """Create inside an open transaction (used for implied children too)."""
@@ -179,7 +179,7 @@ class KindService:
         if self.kind.scope is Scope.TENANT:
             await self._require_live_tenant(tx, tenant)
         self._validate_metadata(caller, obj, stored=None)
-        if not caller.private and "status" in obj.DESCRIPTOR.fields_by_name:
+        if self._drops_status(caller) and "status" in obj.DESCRIPTOR.fields_by_name:
             obj.ClearField("status")
         meta.tenant = tenant
         meta.creator = caller.user
@@ -247,7 +247,7 @@ class KindService:
         for attempt in range(UNLOCKED_UPDATE_ATTEMPTS):
             try:
                 async with self.store.write() as tx:
-                    return await self.update_in(tx, caller, obj, mask, lock)
+                    return self.behaviour.redact(await self.update_in(tx, caller, obj, mask, lock))
             except store_errors.Conflict as conflict:
                 if lock or attempt == UNLOCKED_UPDATE_ATTEMPTS - 1:
                     raise Aborted(str(conflict)) from conflict
@@ -308,10 +308,16 @@ class KindService:
         for field in descriptor.fields:
             if field.name in ("id", "metadata"):
                 continue
-            if field.name == "status" and not caller.private:
+            if field.name == "status" and self._drops_status(caller):
                 continue
             paths.append(field.name)
         return paths
+
+    def _drops_status(self, caller: Caller) -> bool:
+        """Status input is ignored from public callers, and from every API caller for kinds whose
+        status only their derivation writes (api.md §2.5; clusters, instances): reconcilers
+        write those through ``write_status``."""
+        return not caller.private or self.behaviour.derived_status
 
     def _merge(self, caller: Caller, stored: Message, given: Message, mask: Sequence[str] | None) -> Message:
         """Copy the caller-writable paths of ``given`` over ``stored``. Public input is merged by
@@ -397,7 +403,10 @@ class KindService:
             return
         status = obj.status  # type: ignore[attr-defined]
         if stored is None:
-            if status.state:
+            # A derived status was stamped by its first derivation, with the same "now" as the
+            # rest of it; anything else that starts with a state is stamped here.
+            is_derived = self.behaviour.derived_status and status.HasField("state_transition_time")
+            if status.state and not is_derived:
                 status.state_transition_time.CopyFrom(now_timestamp(tx))
             return
         before = stored.status  # type: ignore[attr-defined]
@@ -473,10 +482,13 @@ class KindService:
         if stored.metadata.HasField("deletion_timestamp"):  # type: ignore[attr-defined]
             if self.kind.state_enum is not None and stored.status.state == self.kind.state_value("DELETE_FAILED"):  # type: ignore[attr-defined]
                 obj = _copy(stored)
-                obj.status.state = self.kind.state_value("DELETING")  # type: ignore[attr-defined]
+                if not self.behaviour.derived_status:
+                    obj.status.state = self.kind.state_value("DELETING")  # type: ignore[attr-defined]
                 await self.behaviour.restart_teardown(ctx, obj)
-                self._stamp_transition(obj, stored, tx)
-                await self._replace(tx, obj, stored.metadata.version)  # type: ignore[attr-defined]
+                if obj != stored:
+                    self._stamp_transition(obj, stored, tx)
+                    await self._replace(tx, obj, stored.metadata.version)  # type: ignore[attr-defined]
+                    await self._record_notes(ctx, obj)
             return
         await self._check_dependents(tx, stored)
         await self.behaviour.check_delete(ctx, stored)
@@ -495,10 +507,12 @@ class KindService:
         for other, path in reference_dependents(self.kind):
             condition = _reference_condition(other, path, object_id, tx)
             if condition is None:
-                continue
-            count = await tx.count(other, condition)
+                found = await _map_reference_dependents(tx, other, path, object_id)
+                count, names = len(found), [d.metadata.name or d.id for d in found[:5]]  # type: ignore[attr-defined]
+            else:
+                count = await tx.count(other, condition)
+                names = [d.metadata.name or d.id for d in await tx.find(other, condition, limit=5)] if count else []  # type: ignore[attr-defined]
             if count:
-                names = [d.metadata.name or d.id for d in await tx.find(other, condition, limit=5)]  # type: ignore[attr-defined]
                 raise FailedPrecondition(
                     f"cannot delete {object_label(self.kind, stored)}: {count} {other.message}(s) still "
                     f"reference it: {', '.join(names)}"
@@ -561,6 +575,17 @@ def _reference_condition(kind: Kind, path: str, object_id: str, tx: Tx) -> Colum
         return None
     root = filters.ObjectRoot(kind.private_descriptor, LIVE[kind.name].c.data)
     return filters.compile_filter(expression, root, dialect=tx.dialect, now=tx.clock.now())
+
+
+async def _map_reference_dependents(tx: Tx, kind: Kind, path: str, object_id: str) -> builtins.list[Message]:
+    """Objects referring to ``object_id`` through a map path (``spec.node_sets{}.host_type``),
+    which the filter subset cannot express: the rows whose JSON mentions the id at all are read
+    (ids are unique, so these are few) and the path itself is checked on each."""
+    mentions = cast(LIVE[kind.name].c.data, String).contains(object_id, autoescape=True)
+    return [
+        obj for obj in await tx.find(kind, mentions)
+        if any(slot.get() == object_id for slot in fields.reference_slots(obj, path))
+    ]
 
 
 def _reference_expression(path: str, object_id: str) -> str | None:

@@ -4,6 +4,7 @@ the change they describe and readable with the tenancy of the object."""
 from __future__ import annotations
 
 from google.protobuf.message import Message
+from prometheus_client import Counter
 from sqlalchemy import delete, insert
 
 from osac.model import ids
@@ -14,6 +15,15 @@ from osac.store.objects import Tx
 
 NORMAL = 1
 WARNING = 2
+
+#: cluster-status.md §16. Counted when the event is written; a write that loses its optimistic
+#: lock rolls back and is counted again by the winner's retry, so this may run slightly ahead.
+LIFECYCLE_EVENTS = Counter(
+    "osac_lifecycle_events_total",
+    "Lifecycle events emitted, by object type, event type and reason (the token before ':').",
+    ["object_type", "type", "reason"],
+)
+_TYPE_NAMES = {NORMAL: "Normal", WARNING: "Warning"}
 
 
 async def record(tx: Tx, kind: Kind, obj: Message, event_type: int, reason: str, message: str) -> str:
@@ -41,6 +51,7 @@ async def record(tx: Tx, kind: Kind, obj: Message, event_type: int, reason: str,
             data=data,
         )
     )
+    LIFECYCLE_EVENTS.labels(kind.message, _TYPE_NAMES.get(event_type, str(event_type)), reason.split(":", 1)[0]).inc()
     return event_id
 
 

@@ -164,8 +164,15 @@ class SimulatedFabric:
         """The lease of a reserved port on the segment, granted at the first query; None while
         there is none (no reservation, port elsewhere, or a ``dhcp_fail`` fault)."""
         await self._begin("query_dhcp_lease", (subnet_id, mac), seconds=0.0)
-        if await self.runtime.faults.is_dhcp_blocked(subnet_id, await self._store.reserved_port(subnet_id, mac)):
+        port = await self._store.reserved_port(subnet_id, mac)
+        if await self.runtime.faults.is_dhcp_blocked(subnet_id, port):
             return None
+        # a port of a simulated bare-metal host gets a lease only once the host's OS asks (15 s
+        # after boot); a lease it got earlier stays, as on a real DHCP server
+        gate = await self.runtime.host_store.lease_gate(port.rpartition("/")[0]) if port else None
+        if gate is not None and gate.inventory:
+            asking = gate.ready_at is not None and gate.ready_at <= self.runtime.clock.now()
+            return await self._store.lease(subnet_id, mac, not_before=gate.ready_at, grant=asking)
         return await self._store.lease(subnet_id, mac)
 
     # -- beyond the contract: the simulator's own surface ---------------------------------------------

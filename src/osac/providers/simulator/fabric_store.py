@@ -20,6 +20,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict
+from datetime import datetime
 from typing import Any, TypeVar
 
 from sqlalchemy import and_, delete, insert, or_, select, update
@@ -504,9 +505,16 @@ class FabricStore:
             )).first()
         return None if row is None else f"{row.host_name}/{row.interface}"
 
-    async def lease(self, subnet_id: str, mac: str) -> Lease | None:
+    async def lease(
+        self, subnet_id: str, mac: str, not_before: datetime | None = None, *, grant: bool = True
+    ) -> Lease | None:
         """The lease of ``(subnet, mac)``, granted now if due: only for a reservation whose port
-        is on that segment with that MAC, and never for an address outside the workload range."""
+        is on that segment with that MAC, and never for an address outside the workload range.
+
+        ``not_before`` is when the port's host asked for it (a simulated bare-metal host, 15 s
+        after its OS booted): the lease is then granted at that time, or when the port moved
+        onto the segment if that was later, rather than at the query. ``grant=False`` only
+        returns a lease granted before (the host is not asking now)."""
         mac = _mac(mac)
 
         async def work(conn: AsyncConnection) -> Lease | None:
@@ -516,6 +524,8 @@ class FabricStore:
             )).first()
             if existing is not None:
                 return _lease(existing)
+            if not grant:
+                return None
             reservation = (await conn.execute(
                 select(sim_fabric_reservations).where(sim_fabric_reservations.c.subnet_id == subnet_id,
                                                       sim_fabric_reservations.c.mac == mac)
@@ -534,15 +544,47 @@ class FabricStore:
                 return None
             if _in_range(reservation.address, segment.vip_first, segment.vip_last):
                 return None
+            granted_at = self._now() if not_before is None else max(to_db(not_before), from_db(port.updated_at))
             row = {
                 "subnet_id": subnet_id, "mac": mac, "address": reservation.address,
-                "host_name": reservation.host_name, "interface": reservation.interface, "granted_at": self._now(),
+                "host_name": reservation.host_name, "interface": reservation.interface, "granted_at": granted_at,
             }
             await conn.execute(insert(sim_fabric_leases).values(**row))
             return Lease(address=row["address"], mac=mac, interface=row["interface"], subnet_id=subnet_id,
                          granted_at=from_db(row["granted_at"]))
 
         return await self._write(work)
+
+    async def host_addresses(self, host_name: str) -> dict[str, str]:
+        """``interface -> reserved address`` of the host's ports that sit on the segment of their
+        reservation with its MAC (what the host's DHCP client can lease)."""
+        query = select(sim_fabric_reservations.c.interface, sim_fabric_reservations.c.address).select_from(
+            sim_fabric_reservations.join(sim_fabric_ports, and_(
+                sim_fabric_ports.c.host_name == sim_fabric_reservations.c.host_name,
+                sim_fabric_ports.c.interface == sim_fabric_reservations.c.interface,
+                sim_fabric_ports.c.segment_id == sim_fabric_reservations.c.subnet_id,
+                sim_fabric_ports.c.mac == sim_fabric_reservations.c.mac,
+            ))
+        ).where(sim_fabric_reservations.c.host_name == host_name)
+        async with self._reader.connect() as conn:
+            return {row.interface: row.address for row in await conn.execute(query)}
+
+    async def remove_host_ports(self, host_name: str) -> None:
+        """Uncable a bare-metal host removed from the inventory: its ports leave the port map.
+
+        :raises TransientProviderError: ``InUse`` when a port is still attached to a subnet."""
+
+        async def work(conn: AsyncConnection) -> None:
+            ports = (await conn.execute(
+                select(sim_fabric_ports).where(sim_fabric_ports.c.host_name == host_name))).all()
+            attached = sorted(f"{p.host_name}/{p.interface} on subnet {p.segment_id}"
+                              for p in ports if p.segment_id != p.home_segment)
+            if attached:
+                raise TransientProviderError(
+                    "InUse", f"host {host_name} still has attached port(s): {', '.join(attached)}")
+            await conn.execute(delete(sim_fabric_ports).where(sim_fabric_ports.c.host_name == host_name))
+
+        await self._write(work)
 
     # -- reads for reachability and observation ----------------------------------------------------
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from osac.clock import Clock, FakeClock
 from osac.providers.simulator.fabric_store import FabricStore
 from osac.providers.simulator.faults import FaultStore
+from osac.providers.simulator.host_store import HostStore
 from osac.providers.simulator.overlay_store import OverlayStore
 from osac.providers.simulator.reachability import Reachability, check
 
@@ -98,11 +100,28 @@ class SimulatorRuntime:
     speed: Speed = field(default_factory=Speed)
     reader: AsyncEngine | None = None
     seed: int = 42
+    #: The ``simulator`` configuration section as given; each simulated provider reads and
+    #: checks its own keys (the cluster simulator: ``durations``, ``jitter``, ``label_faults``).
+    settings: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.faults = FaultStore(self.engine, self.clock, reader=self.reader)
         self.fabric_store = FabricStore(self.engine, self.clock, reader=self.reader)
         self.overlay_store = OverlayStore(self.engine, self.clock)
+        #: The bare-metal inventory; the fabric's DHCP asks it when a host's OS wants leases.
+        self.host_store = HostStore(self.engine, self.clock, reader=self.reader)
+        # imported here because the cluster simulator's modules import this one
+        from osac.providers.simulator.clusters import SimulatedClusterProvider
+
+        #: The simulated HyperShift (``providers.cluster: simulator``); raises ValueError on
+        #: invalid cluster settings.
+        self.clusters = SimulatedClusterProvider(self)
+
+    async def fault_changed(self, target_kind: str, target_id: str) -> None:
+        """A fault was created or cleared: the simulated providers whose observations it alters
+        send change notices now (a fault takes effect at once, simulator.md §5)."""
+        if target_kind == "cluster":
+            await self.clusters.fault_changed(target_id)
 
     @property
     def is_fake_clock(self) -> bool:

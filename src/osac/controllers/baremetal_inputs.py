@@ -1,0 +1,103 @@
+"""What one pass of the bare-metal reconciler reads from the store besides the instance: its
+tenant's readiness, the name of its host type, and each attachment as a host port with the
+address reserved for it at Create (networking.md §5.3, §7.4)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+
+from google.protobuf.message import Message
+
+from osac.controllers import topology
+from osac.controllers.baremetal_memory import PortBinding
+from osac.model import registry
+from osac.services import workload_addresses
+from osac.status.baremetal import BareMetalAttachment, TenantReadiness
+from osac.store.objects import Tx
+from osac.store.tables import LIVE
+
+KIND = "bare_metal_instance"
+TENANT_READY = "READY"
+
+
+@dataclass(frozen=True)
+class Port:
+    """Attachment ``index`` as the host port ``interface`` bound per ``binding``."""
+
+    index: int
+    interface: str
+    binding: PortBinding
+    primary: bool
+
+    def label(self, host_name: str) -> str:
+        """``bm-std-007/ens1f0``: how the fabric names the port."""
+        return f"{host_name}/{self.interface}"
+
+
+@dataclass(frozen=True)
+class InstanceInputs:
+    instance: Message
+    tenant: TenantReadiness
+    #: The HostType's name: the inventory's key (the spec stores the HostType's id).
+    host_type: str
+    ports: tuple[Port, ...]
+    #: The VirtualNetwork of the attachments, whose class picks the fabric manager.
+    virtual_network: str
+
+    @property
+    def id(self) -> str:
+        return str(self.instance.id)  # type: ignore[attr-defined]
+
+    @property
+    def attachments(self) -> tuple[BareMetalAttachment, ...]:
+        return tuple(
+            BareMetalAttachment(p.interface, p.binding.subnet, p.primary, p.binding.address) for p in self.ports
+        )
+
+    @property
+    def spec_hash(self) -> str:
+        return mutable_spec_hash(self.instance)
+
+
+async def read_inputs(tx: Tx, instance: Message) -> InstanceInputs:
+    spec = instance.spec  # type: ignore[attr-defined]
+    addresses = await workload_addresses.attachment_addresses(tx, KIND, instance.id)  # type: ignore[attr-defined]
+    attachments = list(spec.network_attachments)
+    ports = tuple(
+        Port(
+            index=index,
+            interface=attachment.interface,
+            binding=PortBinding(attachment.subnet, addresses.get(index, ""), tuple(attachment.security_groups)),
+            primary=attachment.primary or len(attachments) == 1,
+        )
+        for index, attachment in enumerate(attachments)
+    )
+    host_type = await topology.get(tx, "host_type", spec.host_type)
+    subnet = await topology.get(tx, "subnet", attachments[0].subnet) if attachments else None
+    return InstanceInputs(
+        instance=instance,
+        tenant=await tenant_readiness(tx, instance.metadata.tenant),  # type: ignore[attr-defined]
+        host_type=host_type.metadata.name if host_type is not None else spec.host_type,  # type: ignore[attr-defined]
+        ports=ports,
+        virtual_network=subnet.spec.virtual_network if subnet is not None else "",  # type: ignore[attr-defined]
+    )
+
+
+async def tenant_readiness(tx: Tx, name: str) -> TenantReadiness:
+    """The owning Tenant object's state; a tenant without one is not ready (``NOT_FOUND``)."""
+    kind = registry.get("tenant")
+    found = await tx.find(kind, LIVE[kind.name].c.name == name, limit=1)
+    if not found:
+        return TenantReadiness(name, False, "NOT_FOUND")
+    phase = topology.state_name("tenant", found[0])
+    return TenantReadiness(name, phase == TENANT_READY, phase)
+
+
+def mutable_spec_hash(instance: Message) -> str:
+    """A digest of what an Update may change and the reconciler applies: the security groups of
+    each attachment and the run strategy (``restart_trigger`` has its own bookkeeping)."""
+    spec = instance.spec  # type: ignore[attr-defined]
+    document = [int(spec.run_strategy), [list(a.security_groups) for a in spec.network_attachments]]
+    return hashlib.sha256(json.dumps(document).encode()).hexdigest()[:16]

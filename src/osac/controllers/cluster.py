@@ -1,0 +1,398 @@
+"""Cluster: drive the hosted cluster and its node pools, derive the granular status
+(cluster-status.md §6, §10, §17; networking.md §7.3, §8, §10).
+
+One pass, level-triggered:
+
+1. Add the controller finalizer before the first provider call.
+2. Not deleting, not failed: apply the HostedCluster (with the reserved VIPs), one NodePool per
+   node set (with the node addresses reserved by the service), delete NodePools of removed node
+   sets. Provider calls are idempotent and repeated on every pass. A transient error is retried
+   with backoff (the status still reflects the last observation); a terminal one becomes the
+   derivation's ``terminal_failure``.
+3. Deleting: remove the auto-provisioned external access first (attachments, then external IPs),
+   then ask the provider to delete the HostedCluster; what is still open is ``cleanup_pending``.
+4. Observe; attach every reported node's port to the cluster subnet (a node cannot join before its
+   port is active) or, while deleting, return the ports of nodes that are gone.
+5. Derive and write status + lifecycle events in one transaction under the version lock (a
+   conflict re-runs the pass: concurrent spec edits are never lost, events never duplicated). The
+   final write of a torn-down cluster drops the finalizer, which archives it.
+6. Requeue at the earliest of the derivation's ``requeue_after`` (stall timers), the provider's
+   ``next_change_at`` and the resync bound.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from google.protobuf.message import Message
+
+from osac.controllers import cluster_metrics, topology
+from osac.controllers.auto_cleanup import clean_auto_provisioned
+from osac.controllers.objects import (
+    CONTROLLER_FINALIZER,
+    ObjectReconciler,
+    add_finalizer,
+    copy,
+    is_deleting,
+    remove_finalizer,
+)
+from osac.controllers.provisioning import NetworkingContext
+from osac.controllers.runtime import ObjectKey, Result, TransientError
+from osac.providers.clusters import ClusterObservation, ClusterProvider, HostedClusterSpec, NodePoolSpec
+from osac.providers.interfaces import (
+    NetworkAttachmentSpec,
+    ProviderError,
+    TerminalProviderError,
+    TransientProviderError,
+)
+from osac.services import cluster_addresses
+from osac.services.attachments import AUTO_CLEANUP_FINALIZER
+from osac.services.catalog import Services
+from osac.services.cluster_failures import recorded_failure
+from osac.status import clusters as derivation
+from osac.store import lifecycle
+from osac.store.errors import Conflict
+from osac.store.objects import Tx
+
+log = logging.getLogger(__name__)
+
+#: A missed change notice costs at most this much staleness (cluster-status.md §17).
+RESYNC = timedelta(seconds=30)
+BACKOFF_BASE = timedelta(seconds=1)
+BACKOFF_CAP = timedelta(seconds=60)
+DEFAULT_BASE_DOMAIN = "clusters.osac.example"
+
+
+@dataclass
+class ClusterControllerContext:
+    """What the cluster reconciler needs besides the services."""
+
+    provider: ClusterProvider
+    networking: NetworkingContext
+    thresholds: derivation.StallThresholds
+    base_domain: str = DEFAULT_BASE_DOMAIN
+
+
+class ClusterReconciler(ObjectReconciler):
+    kind = "cluster"
+
+    def __init__(self, services: Services, context: ClusterControllerContext) -> None:
+        super().__init__(services)
+        self.context = context
+        self.provider = context.provider
+        self._attempts: dict[str, int] = {}
+        #: Node ports attached by this process: (cluster id, host, interface) -> address.
+        self._attached: dict[tuple[str, str, str], str] = {}
+        #: Earliest infrastructure change not yet reflected in a committed status, per cluster.
+        self._changed_at: dict[str, datetime] = {}
+
+    # -- notices ----------------------------------------------------------------------------------
+
+    def notice(self, cluster_id: str, changed_at: datetime) -> None:
+        """A provider change notice arrived for the cluster (the key is enqueued by the caller)."""
+        earliest = self._changed_at.get(cluster_id)
+        if earliest is None or changed_at < earliest:
+            self._changed_at[cluster_id] = changed_at
+
+    # -- the pass -----------------------------------------------------------------------------
+
+    async def reconcile(self, key: ObjectKey) -> Result:
+        async with self.store.read() as tx:
+            cluster = await self.load(tx, key.id)
+        if cluster is None:
+            self._forget(key.id)
+            return Result()
+        cluster = await self._with_finalizer(cluster)
+        if cluster is None:
+            return Result()
+        now = self.store.clock.now()
+        failure = self._failure_of(cluster)
+        cleanup_pending: tuple[str, ...] = ()
+        auto_cleaned = False
+        retry: TransientError | None = None
+        try:
+            if is_deleting(cluster):
+                cleanup_pending, failure, auto_cleaned = await self._teardown(cluster, failure, now)
+            elif failure is None and cluster.status.state != self._state("FAILED"):  # type: ignore[attr-defined]
+                await self._apply(cluster)
+        except TransientProviderError as error:
+            retry = self._backoff(cluster.id, error)  # type: ignore[attr-defined]
+        except TerminalProviderError as error:
+            phase: derivation.FailurePhase = "teardown" if is_deleting(cluster) else "provision"
+            failure = derivation.TerminalFailure(phase=phase, reason=error.reason, message=error.message, at=now)
+        observation = await self.provider.observe_cluster(cluster.id)  # type: ignore[attr-defined]
+        if not observation.readable:
+            cluster_metrics.OBSERVATION_ERRORS.labels("cluster", "cluster").inc()
+        try:
+            pending_ports = await self._converge_ports(cluster, observation)
+        except ProviderError as error:
+            retry = retry or self._backoff(cluster.id, error)  # type: ignore[attr-defined]
+            pending_ports = ()
+        if is_deleting(cluster):
+            cleanup_pending = cleanup_pending + pending_ports
+        written, requeue_after = await self._write(cluster, observation, failure, cleanup_pending, auto_cleaned)
+        if retry is not None:
+            raise retry
+        self._attempts.pop(cluster.id, None)  # type: ignore[attr-defined]
+        if written is None:
+            return Result()
+        return Result(requeue_after=self._requeue(requeue_after, observation))
+
+    # -- provisioning ---------------------------------------------------------------------------
+
+    async def _apply(self, cluster: Message) -> None:
+        spec = cluster.spec  # type: ignore[attr-defined]
+        cluster_id: str = cluster.id  # type: ignore[attr-defined]
+        async with self.store.read() as tx:
+            vips = await cluster_addresses.reserved_vips(tx, cluster_id)
+            if vips is None:
+                raise TerminalProviderError("VIPsMissing", "the cluster's API and ingress VIPs are not reserved")
+            nodes = {key: await cluster_addresses.node_addresses(tx, cluster_id, key) for key in spec.node_sets}
+        await self.provider.apply_hosted_cluster(cluster_id, HostedClusterSpec(
+            name=hosted_cluster_name(cluster_id),
+            release_image=spec.release_image,
+            pull_secret=spec.pull_secret,
+            ssh_public_key=spec.ssh_public_key,
+            base_domain=self.context.base_domain,
+            pod_cidr=spec.network.pod_cidr,
+            service_cidr=spec.network.service_cidr,
+            api_vip=vips[0],
+            ingress_vip=vips[1],
+            subnet_segment=spec.network_attachment.subnet,
+            labels={"osac.openshift.io/cluster-uuid": cluster_id, "osac.openshift.io/tenant": cluster.metadata.tenant},  # type: ignore[attr-defined]
+        ))
+        for key in sorted(spec.node_sets):
+            node_set = spec.node_sets[key]
+            held = nodes.get(key, {})
+            addresses = tuple(held[i] for i in range(node_set.size) if i in held)
+            await self.provider.apply_node_pool(cluster_id, key, NodePoolSpec(
+                host_type=node_set.host_type,
+                replicas=node_set.size,
+                fabric_interface=node_set.fabric_interface,
+                node_addresses=addresses,
+            ))
+        observation = await self.provider.observe_cluster(cluster_id)
+        if observation.readable:
+            for key in sorted(observed_keys(observation) - set(spec.node_sets)):
+                await self.provider.delete_node_pool(cluster_id, key)
+
+    # -- teardown -------------------------------------------------------------------------------
+
+    async def _teardown(
+        self, cluster: Message, failure: derivation.TerminalFailure | None, now: datetime
+    ) -> tuple[tuple[str, ...], derivation.TerminalFailure | None, bool]:
+        """Auto-provisioned children first, then the hosted cluster (networking.md §10.1).
+        Returns what is still open, the failure to record, and whether the auto-provisioned
+        children are all gone."""
+        if cluster.status.state == self._state("DELETE_FAILED") and failure is not None:  # type: ignore[attr-defined]
+            return (), failure, False  # waits for Delete again or Signal
+        cleanup = await clean_auto_provisioned(self.services, cluster.id)  # type: ignore[attr-defined]
+        if cleanup.failed:
+            return cleanup.pending, derivation.TerminalFailure(
+                phase="teardown", reason="CleanupFailed", message=cleanup.failure_message(), at=now), False
+        if not cleanup.done:
+            return cleanup.pending, failure, False
+        await self.provider.delete_hosted_cluster(cluster.id)  # type: ignore[attr-defined]
+        return (), failure, True
+
+    # -- node ports -----------------------------------------------------------------------------
+
+    async def _converge_ports(self, cluster: Message, observation: ClusterObservation) -> tuple[str, ...]:
+        """Attach the port of every reported node to the cluster subnet; while deleting, return
+        the ports of nodes that are gone to parking. Returns the ports still to be returned."""
+        if not observation.readable:
+            return ()
+        cluster_id: str = cluster.id  # type: ignore[attr-defined]
+        spec = cluster.spec  # type: ignore[attr-defined]
+        subnet_id = spec.network_attachment.subnet
+        present: set[tuple[str, str]] = set()
+        async with self.store.read() as tx:
+            subnet = await topology.get(tx, "subnet", subnet_id)
+            fabric = await topology.fabric_for_vn(tx, self.context.networking.managers, subnet.spec.virtual_network if subnet is not None else "")  # type: ignore[attr-defined]
+            addresses = {key: await cluster_addresses.node_addresses(tx, cluster_id, key) for key in spec.node_sets}
+            for node in observation.nodes:
+                node_set = spec.node_sets.get(node.node_set_key)
+                if node_set is None or node.host_name is None:
+                    continue
+                port = (node.host_name, node_set.fabric_interface)
+                present.add(port)
+                address = addresses.get(node.node_set_key, {}).get(node.ordinal)
+                if address is None or is_deleting(cluster):
+                    continue
+                if self._attached.get((cluster_id, *port)) == address:
+                    continue
+                await fabric.create_network_attachment(NetworkAttachmentSpec(
+                    host_name=node.host_name,
+                    interface=node_set.fabric_interface,
+                    mac=node.mac,
+                    subnet_id=subnet_id,
+                    address=address,
+                    security_group_ids=tuple(spec.network_attachment.security_groups),
+                    target_kind="cluster",
+                ))
+                self._attached[(cluster_id, *port)] = address
+        pending: list[str] = []
+        for attached_cluster, host, interface in list(self._attached):
+            if attached_cluster != cluster_id or (host, interface) in present:
+                continue
+            await fabric.delete_network_attachment(host, interface)
+            del self._attached[(attached_cluster, host, interface)]
+        if is_deleting(cluster):
+            pending.extend(f"port {host}/{interface} still on subnet {subnet_id}" for host, interface in sorted(present))
+        return tuple(pending)
+
+    # -- status ---------------------------------------------------------------------------------
+
+    async def _write(
+        self,
+        cluster: Message,
+        observation: ClusterObservation,
+        failure: derivation.TerminalFailure | None,
+        cleanup_pending: tuple[str, ...],
+        auto_cleaned: bool,
+    ) -> tuple[Message | None, timedelta | None]:
+        """Derive from the stored object as it is now and write it under the version lock.
+
+        A failure this pass met is recorded only if the object did not change meanwhile: a
+        Delete again or Signal that cleared an earlier failure must not be undone by a provider
+        call that was made before it (the next pass looks again)."""
+        cluster_id: str = cluster.id  # type: ignore[attr-defined]
+        started: int = cluster.metadata.version  # type: ignore[attr-defined]
+        for _ in range(5):
+            try:
+                async with self.store.write() as tx:
+                    stored = await self.load(tx, cluster_id)
+                    fresh = failure
+                    if stored is not None and stored.metadata.version != started and failure is not None:  # type: ignore[attr-defined]
+                        fresh = None
+                    written, requeue = await self._derive_and_store(tx, cluster_id, observation, fresh,
+                                                                    cleanup_pending, auto_cleaned)
+                    if fresh is not failure:
+                        requeue = timedelta(0)
+                    return written, requeue
+            except Conflict:
+                continue
+        raise TransientError("cluster status write kept conflicting; looking again", delay=timedelta(0))
+
+    async def _derive_and_store(
+        self,
+        tx: Tx,
+        cluster_id: str,
+        observation: ClusterObservation,
+        failure: derivation.TerminalFailure | None,
+        cleanup_pending: tuple[str, ...],
+        auto_cleaned: bool,
+    ) -> tuple[Message | None, timedelta | None]:
+        stored = await self.load(tx, cluster_id)
+        if stored is None:
+            return None, None
+        now = tx.clock.now()
+        vips = await cluster_addresses.reserved_vips(tx, cluster_id)
+        context = derivation.ClusterContext(
+            node_sets={
+                key: derivation.NodeSetSpec(host_type=ns.host_type, size=ns.size, fabric_interface=ns.fabric_interface)
+                for key, ns in stored.spec.node_sets.items()  # type: ignore[attr-defined]
+            },
+            observation_readable=observation.readable,
+            observation_error=observation.error,
+            deletion_requested=is_deleting(stored),
+            terminal_failure=failure if failure is not None else self._failure_of(stored),
+            cleanup_pending=cleanup_pending,
+            reserved_vips=vips,
+        )
+        result = derivation.derive_cluster_status(
+            observation.hosted_cluster,
+            observation.node_pools,
+            derivation.view_from_status(stored.status),  # type: ignore[attr-defined]
+            now,
+            self.context.thresholds,
+            context,
+        )
+        if result.unattributed_node_pools:
+            cluster_metrics.UNATTRIBUTED_NODE_POOLS.inc(result.unattributed_node_pools)
+        if observation.readable and not is_deleting(stored):
+            await cluster_addresses.release_surplus_nodes(
+                tx, cluster_id, {key: ns.size for key, ns in stored.spec.node_sets.items()},  # type: ignore[attr-defined]
+                {(node.node_set_key, node.ordinal) for node in observation.nodes})
+        desired = copy(stored)
+        derivation.apply_view_to_status(result.status, desired.status)  # type: ignore[attr-defined]
+        if auto_cleaned:
+            remove_finalizer(desired, AUTO_CLEANUP_FINALIZER)
+        if result.teardown_complete:
+            remove_finalizer(desired)
+        written = await self.write(tx, desired, stored)
+        for event in result.events:
+            await lifecycle.record(tx, self.descriptor, written, event.type, event.reason, event.message)
+        if written is not stored:
+            cluster_metrics.observe_transition(stored, written, now)
+            changed_at = self._changed_at.pop(cluster_id, None)
+            if changed_at is not None:
+                cluster_metrics.PROPAGATION.labels("cluster").observe(max(0.0, (now - changed_at).total_seconds()))
+        return written, result.requeue_after
+
+    def _requeue(self, hint: timedelta | None, observation: ClusterObservation) -> timedelta:
+        now = self.store.clock.now()
+        candidates = [RESYNC]
+        if hint is not None:
+            candidates.append(hint)
+        if observation.next_change_at is not None:
+            candidates.append(max(timedelta(0), observation.next_change_at - now))
+        return min(candidates)
+
+    # -- helpers --------------------------------------------------------------------------------
+
+    async def _with_finalizer(self, cluster: Message) -> Message | None:
+        if CONTROLLER_FINALIZER in cluster.metadata.finalizers or is_deleting(cluster):  # type: ignore[attr-defined]
+            return cluster
+        async with self.store.write() as tx:
+            stored = await self.load(tx, cluster.id)  # type: ignore[attr-defined]
+            if stored is None:
+                return None
+            desired = copy(stored)
+            add_finalizer(desired)
+            return await self.write(tx, desired, stored)
+
+    def _failure_of(self, cluster: Message) -> derivation.TerminalFailure | None:
+        """The failure the stored status records, fed back as it was written (the message already
+        carries the provider's reason), so re-deriving keeps it unchanged."""
+        recorded = recorded_failure(cluster)
+        if recorded is None:
+            return None
+        return derivation.TerminalFailure(phase=recorded.phase, reason="", message=recorded.message,
+                                          at=recorded.at or self.store.clock.now())
+
+    def _state(self, name: str) -> int:
+        value = self.descriptor.state_value(name)
+        assert value is not None
+        return value
+
+    def _backoff(self, cluster_id: str, error: ProviderError) -> TransientError:
+        attempt = self._attempts.get(cluster_id, 0) + 1
+        self._attempts[cluster_id] = attempt
+        delay = min(BACKOFF_CAP, BACKOFF_BASE * 2 ** (attempt - 1))
+        log.info("cluster %s: provider call failed (attempt %d): %s", cluster_id, attempt, error.message)
+        return TransientError(f"retrying (attempt {attempt}): {error.message}", delay=delay)
+
+    def _forget(self, cluster_id: str) -> None:
+        self._attempts.pop(cluster_id, None)
+        self._changed_at.pop(cluster_id, None)
+        for key in [k for k in self._attached if k[0] == cluster_id]:
+            del self._attached[key]
+
+
+def hosted_cluster_name(cluster_id: str) -> str:
+    """The HostedCluster name: short, DNS-safe, stable (``console_url`` is built from it)."""
+    return f"c-{cluster_id.replace('-', '')[-12:]}"
+
+
+def observed_keys(observation: ClusterObservation) -> set[str]:
+    """Node-set keys of the NodePools the provider reports."""
+    keys: set[str] = set()
+    for pool in observation.node_pools:
+        labels = (pool.get("metadata") or {}).get("labels") or {}
+        key = labels.get("osac.openshift.io/node-set")
+        if isinstance(key, str) and key:
+            keys.add(key)
+    return keys

@@ -1,0 +1,402 @@
+"""ComputeInstance: drive the virtual machine and the ports of its NICs, derive the status
+(compute.md §2; networking.md §7.2, §8, §10).
+
+One pass, level-triggered:
+
+1. Deleting: ``ComputeTeardown.advance`` (auto-provisioned external access, then the VM, then the
+   ports; ``compute_teardown``).
+2. Otherwise, unless a terminal failure is already recorded: while the tenant is not READY
+   nothing is called (``TenantNotReady``). Else the controller finalizer is added (its own write)
+   before the first provider call; then, comparing before acting:
+   - the fabric port of every NIC (``create_network_attachment``, upsert; re-sent when its spec,
+     e.g. the SG list, changes and once per process start);
+   - ``apply_virtual_machine`` when the VM is absent or carries another spec hash
+     (``compute_spec``): an existing VM keeps its run strategy in that call, a new one gets
+     the requested one;
+   - ``set_run_strategy`` when the VM runs another strategy than the spec asks;
+   - ``restart_virtual_machine`` when ``needs_restart``; the pass that calls it passes the
+     restart's start to the derivation.
+   A transient error is retried with backoff (the status still reflects the observation); a
+   terminal one becomes the derivation's ``terminal_failure`` (FAILED, latched until deletion).
+3. Observe, derive and write status + lifecycle events in one transaction under the version lock
+   (a conflict re-derives from a fresh read). The write that follows a confirmed teardown
+   releases the attachment addresses and drops the finalizer, which archives the instance.
+4. Requeue at the earliest of the derivation's hint (restart deadline), the provider's
+   ``next_change_at``, the short polls (tenant, teardown, external address) and the resync
+   bound; provider change notices enqueue the key in between.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from google.protobuf.message import Message
+from sqlalchemy import select
+
+from osac.controllers import cluster_metrics, compute_inputs, compute_spec, topology, workload_metrics
+from osac.controllers.compute_teardown import ComputeTeardown, TeardownStep
+from osac.controllers.networking_metrics import CLEANUP_FAILURES
+from osac.controllers.objects import (
+    CONTROLLER_FINALIZER,
+    ObjectReconciler,
+    add_finalizer,
+    copy,
+    is_deleting,
+    remove_finalizer,
+)
+from osac.controllers.provisioning import NetworkingContext
+from osac.controllers.runtime import ObjectKey, Result, TransientError
+from osac.providers.compute import RUN_ALWAYS, ComputeProvider, VirtualMachineObservation
+from osac.providers.interfaces import NetworkAttachmentSpec, TerminalProviderError, TransientProviderError
+from osac.services import workload_addresses
+from osac.services.attachments import AUTO_CLEANUP_FINALIZER
+from osac.services.catalog import Services
+from osac.status import compute as derivation
+from osac.status.compute_proto import apply_view_to_status, view_from_status
+from osac.status.compute_views import DELETE_FAILED, RUNNING
+from osac.status.workloads import EVENT_READY
+from osac.store import lifecycle, schema
+from osac.store.errors import Conflict
+from osac.store.objects import Tx
+
+log = logging.getLogger(__name__)
+
+KIND = compute_spec.KIND
+#: A missed change notice costs at most this much staleness.
+RESYNC = timedelta(seconds=30)
+#: Waiting for a tenant that is PENDING, or in any other state that is not READY.
+TENANT_POLL = timedelta(seconds=1)
+TENANT_FAILED_POLL = timedelta(seconds=5)
+#: While teardown waits for something that goes away by itself (children, the VM).
+TEARDOWN_POLL = timedelta(seconds=1)
+#: While an attachment targeting the instance is about to become READY.
+EXTERNAL_ADDRESS_POLL = timedelta(seconds=1)
+WRITE_ATTEMPTS = 5
+
+
+@dataclass
+class ComputeControllerContext:
+    """What the compute-instance reconciler needs besides the services."""
+
+    provider: ComputeProvider
+    networking: NetworkingContext
+    restart_timeout: timedelta = derivation.DEFAULT_RESTART_TIMEOUT
+
+
+@dataclass
+class PassOutcome:
+    """What one pass did and saw, as the status write needs it.
+
+    ``observation`` None means no provider was read (nothing was ever provisioned, or a
+    DELETE_FAILED instance waits): the derivation then sees no VM, or, with ``readable`` False,
+    keeps what it knew."""
+
+    observation: VirtualMachineObservation | None = None
+    readable: bool = True
+    applied_hash: str = ""
+    failure: derivation.ProviderFailure | None = None
+    restart_started_at: datetime | None = None
+    restart_error: str = ""
+    tenant_poll: timedelta | None = None
+    teardown: TeardownStep | None = None
+    retry: TransientError | None = None
+    has_acted: bool = False
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """The result of the status write: the object as written (None once gone), the hints for the
+    next pass, and what the metrics observe once the write committed (``replaced`` is the stored
+    object the write changed, None when nothing changed)."""
+
+    instance: Message | None
+    requeue_after: timedelta | None = None
+    is_settling: bool = False
+    replaced: Message | None = None
+    is_first_running: bool = False
+    at: datetime | None = None
+
+
+class ComputeInstanceReconciler(ObjectReconciler):
+    kind = KIND
+
+    def __init__(self, services: Services, context: ComputeControllerContext) -> None:
+        super().__init__(services)
+        self.context = context
+        self.provider = context.provider
+        self.teardown = ComputeTeardown(services, context.provider, context.networking)
+        self._attempts: dict[str, int] = {}
+        #: Ports this process created, by (instance id, interface): re-sent only when they change.
+        self._ports: dict[tuple[str, str], NetworkAttachmentSpec] = {}
+        #: Earliest infrastructure change not yet reflected in a committed status, per instance.
+        self._changed_at: dict[str, datetime] = {}
+
+    # -- notices ----------------------------------------------------------------------------------
+
+    def notice(self, instance_id: str, changed_at: datetime) -> None:
+        """A provider change notice arrived for the instance (the key is enqueued by the caller)."""
+        earliest = self._changed_at.get(instance_id)
+        if earliest is None or changed_at < earliest:
+            self._changed_at[instance_id] = changed_at
+
+    # -- the pass ---------------------------------------------------------------------------------
+
+    async def reconcile(self, key: ObjectKey) -> Result:
+        async with self.store.read() as tx:
+            instance = await self.load(tx, key.id)
+        if instance is None:
+            self._forget(key.id)
+            return Result()
+        if is_deleting(instance):
+            outcome = await self._tear_down(instance)
+        else:
+            found = await self._provision(instance)
+            if found is None:
+                return Result()  # deleted meanwhile: that change runs the next pass
+            outcome = found
+        stored = await self._write(key.id, outcome)
+        if outcome.retry is not None:
+            raise outcome.retry
+        if stored.instance is None or (outcome.teardown is not None and outcome.teardown.has_given_up):
+            return Result()
+        return Result(requeue_after=self._requeue(stored, outcome))
+
+    # -- provisioning -----------------------------------------------------------------------------
+
+    async def _provision(self, instance: Message) -> PassOutcome | None:
+        instance_id: str = instance.id  # type: ignore[attr-defined]
+        async with self.store.read() as tx:
+            tenant = await compute_inputs.tenant_readiness(tx, instance.metadata.tenant)  # type: ignore[attr-defined]
+        previous = view_from_status(instance.status)  # type: ignore[attr-defined]
+        has_finalizer = CONTROLLER_FINALIZER in instance.metadata.finalizers  # type: ignore[attr-defined]
+        if derivation.recorded_failure_message(previous) is not None or not tenant.ready:
+            # Latched failure, or a tenant not READY: nothing new is asked of the provider; what
+            # exists already is still observed.
+            outcome = PassOutcome(observation=await self._observe(instance_id) if has_finalizer else None)
+            if not tenant.ready:
+                outcome.tenant_poll = TENANT_POLL if tenant.phase == "PENDING" else TENANT_FAILED_POLL
+            return outcome
+        held = await self._with_finalizer(instance)
+        if held is None:
+            return None
+        outcome = PassOutcome()
+        try:
+            await self._drive(held, previous, outcome)
+            self._attempts.pop(instance_id, None)
+        except TransientProviderError as error:
+            outcome.retry = self._backoff(instance_id, error.message)
+        except TerminalProviderError as error:
+            log.warning("compute instance %s: terminal provider error %s: %s", instance_id, error.reason, error.message)
+            outcome.failure = derivation.ProviderFailure(error.reason, error.message)
+        if outcome.observation is None or outcome.has_acted:
+            outcome.observation = await self._observe(instance_id)
+        return outcome
+
+    async def _drive(self, instance: Message, previous: derivation.ComputeInstanceStatusView,
+                     outcome: PassOutcome) -> None:
+        """Ports, VM, run strategy, restart: each compared with what exists before it is asked for."""
+        instance_id: str = instance.id  # type: ignore[attr-defined]
+        async with self.store.read() as tx:
+            desired = await compute_spec.desired_machine(tx, instance)
+            if desired.problem:
+                raise TerminalProviderError("InvalidInstance", desired.problem)
+            fabric = await topology.fabric_for_vn(tx, self.context.networking.managers, desired.virtual_network)
+        for port in desired.ports:
+            if self._ports.get((instance_id, port.interface)) != port:
+                await fabric.create_network_attachment(port)
+                self._ports[(instance_id, port.interface)] = port
+        before = await self._observe(instance_id)
+        outcome.observation = before
+        if not before.readable:
+            return  # act once the VM can be seen again
+        machine = before.virtual_machine
+        running = compute_spec.observed_run_strategy(machine)
+        if machine is None or compute_spec.applied_spec_hash(machine) != desired.spec_hash:
+            strategy = running if machine is not None and running else desired.run_strategy
+            outcome.has_acted = True
+            await self.provider.apply_virtual_machine(instance_id, desired.with_run_strategy(strategy))
+            outcome.applied_hash = desired.spec_hash
+            running = strategy
+        if running != desired.run_strategy:
+            outcome.has_acted = True
+            await self.provider.set_run_strategy(instance_id, desired.run_strategy)
+        requested = restart_requested_at(instance)
+        # A restart meeting a Halted spec waits: the stop wins, the request is served once it runs.
+        if desired.run_strategy == RUN_ALWAYS and derivation.needs_restart(requested, previous):
+            started = self.store.clock.now()
+            outcome.has_acted = True
+            try:
+                await self.provider.restart_virtual_machine(instance_id)
+            except TerminalProviderError as error:
+                outcome.restart_error = error.message
+            outcome.restart_started_at = started
+
+    async def _observe(self, instance_id: str) -> VirtualMachineObservation:
+        observation = await self.provider.observe_virtual_machine(instance_id)
+        if not observation.readable:
+            cluster_metrics.OBSERVATION_ERRORS.labels("compute", KIND).inc()
+        return observation
+
+    # -- teardown -------------------------------------------------------------------------------
+
+    async def _tear_down(self, instance: Message) -> PassOutcome:
+        step = await self.teardown.advance(instance)
+        outcome = PassOutcome(observation=step.observation, teardown=step, retry=step.retry)
+        if step.has_given_up and step.observation is None:
+            outcome.readable = False  # nothing was looked at: keep what the status shows
+        elif step.observation is None and CONTROLLER_FINALIZER in instance.metadata.finalizers:  # type: ignore[attr-defined]
+            outcome.observation = await self._observe(instance.id)  # type: ignore[attr-defined]
+        if step.is_complete or step.has_given_up:
+            self._forget_ports(instance.id)  # type: ignore[attr-defined]
+        return outcome
+
+    # -- status ---------------------------------------------------------------------------------
+
+    async def _write(self, instance_id: str, outcome: PassOutcome) -> WriteResult:
+        """Derive from the stored object as it is now and write it under the version lock."""
+        for _ in range(WRITE_ATTEMPTS):
+            try:
+                async with self.store.write() as tx:
+                    result = await self._derive_and_store(tx, instance_id, outcome)
+            except Conflict:
+                continue
+            if result.replaced is not None and result.instance is not None and result.at is not None:
+                self._observe_change(result.replaced, result.instance, result.at, result.is_first_running)
+            return result
+        raise TransientError("compute instance status write kept conflicting; looking again", delay=timedelta(0))
+
+    async def _derive_and_store(self, tx: Tx, instance_id: str, outcome: PassOutcome) -> WriteResult:
+        stored = await self.load(tx, instance_id)
+        if stored is None:
+            return WriteResult(None)
+        now = tx.clock.now()
+        previous = view_from_status(stored.status)  # type: ignore[attr-defined]
+        desired = await compute_spec.desired_machine(tx, stored)
+        external = await compute_inputs.external_address(tx, instance_id, previous.internal_ip_address)
+        observation = outcome.observation
+        step = outcome.teardown or TeardownStep()
+        context = derivation.ComputeContext(
+            tenant=await compute_inputs.tenant_readiness(tx, stored.metadata.tenant),  # type: ignore[attr-defined]
+            readable=outcome.readable and (observation is None or observation.readable),
+            deletion_requested=is_deleting(stored),
+            spec_hash=desired.spec_hash,
+            applied_spec_hash=outcome.applied_hash or compute_spec.applied_spec_hash(
+                observation.virtual_machine if observation is not None else None),
+            run_strategy=desired.run_strategy,
+            terminal_failure=outcome.failure,
+            restart=derivation.ComputeRestart(
+                requested_at=restart_requested_at(stored),
+                started_at=outcome.restart_started_at,
+                error=outcome.restart_error,
+            ),
+            restart_timeout=self.context.restart_timeout,
+            boot_disk_gib=compute_spec.boot_disk_gib(stored),
+            additional_disks=compute_spec.additional_disk_count(stored),
+            attachments=desired.attachments,
+            cleanup_leftovers=step.leftovers,
+            cleanup_gave_up=step.has_given_up,
+            external_ip_address=external.address,
+        )
+        result = derivation.derive_compute_instance_status(
+            observation.virtual_machine if observation is not None else None,
+            observation.virtual_machine_instance if observation is not None else None,
+            observation.data_volumes if observation is not None else [],
+            previous,
+            now,
+            context,
+        )
+        updated = copy(stored)
+        apply_view_to_status(result.status, updated.status)  # type: ignore[attr-defined]
+        if step.is_auto_cleaned:
+            remove_finalizer(updated, AUTO_CLEANUP_FINALIZER)
+        if step.is_complete:
+            await workload_addresses.release_attachment_addresses(tx, KIND, instance_id)
+            remove_finalizer(updated)
+        is_first_running = (
+            result.status.state == RUNNING and previous.state != RUNNING and not await _has_been_ready(tx, instance_id)
+        )
+        written = await self.write(tx, updated, stored)
+        for event in result.events:
+            await lifecycle.record(tx, self.descriptor, written, event.type, event.reason, event.message)
+        return WriteResult(written, result.requeue_after, external.is_settling,
+                           replaced=stored if written is not stored else None,
+                           is_first_running=is_first_running, at=now)
+
+    def _observe_change(self, before: Message, after: Message, now: datetime, is_first_running: bool) -> None:
+        """Metrics of one committed status change."""
+        if is_first_running:
+            created = after.metadata.creation_timestamp.ToDatetime(tzinfo=UTC)  # type: ignore[attr-defined]
+            workload_metrics.COMPUTE_PROVISIONING_DURATION.observe(max(0.0, (now - created).total_seconds()))
+        if after.status.state == DELETE_FAILED and before.status.state != DELETE_FAILED:  # type: ignore[attr-defined]
+            CLEANUP_FAILURES.labels(KIND).inc()
+        changed_at = self._changed_at.pop(after.id, None)  # type: ignore[attr-defined]
+        if changed_at is not None:
+            cluster_metrics.PROPAGATION.labels(KIND).observe(max(0.0, (now - changed_at).total_seconds()))
+
+    def _requeue(self, stored: WriteResult, outcome: PassOutcome) -> timedelta:
+        now = self.store.clock.now()
+        candidates = [RESYNC]
+        if stored.requeue_after is not None:
+            candidates.append(stored.requeue_after)
+        observation = outcome.observation
+        if observation is not None and observation.next_change_at is not None:
+            candidates.append(observation.next_change_at - now)
+        if outcome.tenant_poll is not None:
+            candidates.append(outcome.tenant_poll)
+        if outcome.teardown is not None and outcome.teardown.is_waiting:
+            candidates.append(TEARDOWN_POLL)
+        if stored.is_settling:
+            candidates.append(EXTERNAL_ADDRESS_POLL)
+        return max(timedelta(0), min(candidates))
+
+    # -- helpers --------------------------------------------------------------------------------
+
+    async def _with_finalizer(self, instance: Message) -> Message | None:
+        """The instance with the controller finalizer (added in its own write before the first
+        provider call); None when it was deleted or archived meanwhile."""
+        if CONTROLLER_FINALIZER in instance.metadata.finalizers:  # type: ignore[attr-defined]
+            return instance
+        for _ in range(WRITE_ATTEMPTS):
+            try:
+                async with self.store.write() as tx:
+                    stored = await self.load(tx, instance.id)  # type: ignore[attr-defined]
+                    if stored is None or is_deleting(stored):
+                        return None
+                    desired = copy(stored)
+                    add_finalizer(desired)
+                    return await self.write(tx, desired, stored)
+            except Conflict:
+                continue
+        raise TransientError("adding the finalizer kept conflicting; looking again", delay=timedelta(0))
+
+    def _backoff(self, instance_id: str, message: str) -> TransientError:
+        attempt = self._attempts.get(instance_id, 0) + 1
+        self._attempts[instance_id] = attempt
+        log.info("compute instance %s: provider call failed (attempt %d): %s", instance_id, attempt, message)
+        return TransientError(f"retrying (attempt {attempt}): {message}",
+                              delay=self.context.networking.backoff(attempt))
+
+    def _forget_ports(self, instance_id: str) -> None:
+        for key in [k for k in self._ports if k[0] == instance_id]:
+            del self._ports[key]
+
+    def _forget(self, instance_id: str) -> None:
+        self._attempts.pop(instance_id, None)
+        self._changed_at.pop(instance_id, None)
+        self._forget_ports(instance_id)
+        self.teardown.forget(instance_id)
+
+
+def restart_requested_at(instance: Message) -> datetime | None:
+    spec = instance.spec  # type: ignore[attr-defined]
+    return spec.restart_requested_at.ToDatetime(tzinfo=UTC) if spec.HasField("restart_requested_at") else None
+
+
+async def _has_been_ready(tx: Tx, instance_id: str) -> bool:
+    """Whether a ``Ready`` event was recorded for the instance: the first RUNNING precedes it
+    (the address appears after the VM runs), every later one follows it."""
+    table = schema.lifecycle_events
+    rows = await tx.conn.execute(select(table.c.data).where(table.c.object_id == instance_id))
+    return any(data.get("reason") == EVENT_READY for (data,) in rows)

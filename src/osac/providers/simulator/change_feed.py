@@ -1,0 +1,95 @@
+"""``subscribe()`` of the simulated workload providers: a notice per step as its due time passes.
+
+The feed reads due times from ``sim_compute_steps`` (all objects of one kind, through the
+``(kind, at)`` index) and sleeps until the next one:
+
+- on a ``FakeClock`` it polls the clock every ``FAKE_CLOCK_POLL`` real seconds (like
+  ``runtime.take``), so a test that advances the clock past a due time gets the notice;
+- on any other clock it waits for the next due time.
+
+Either way a call of the same provider that plans new steps wakes it at once, and it looks again
+at least every ``IDLE_RESCAN`` real seconds for steps planned by another process.
+
+A step is planned with the time of its call as its earliest due time, which may lie a moment
+before a scan that cannot see it yet (its transaction has not committed). Each scan therefore
+looks ``GRACE`` back and remembers what it already reported, so no step is missed or repeated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from datetime import datetime, timedelta
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from osac.clock import Clock, FakeClock
+from osac.providers.interfaces import ChangeNotice
+from osac.providers.simulator import plan_steps
+from osac.providers.simulator.runtime import FAKE_CLOCK_POLL
+from osac.providers.simulator.times import to_db
+
+GRACE = timedelta(seconds=30)
+IDLE_RESCAN = 1.0
+
+
+class Wakeup:
+    """Wakes every running feed of one provider after it planned new steps."""
+
+    def __init__(self) -> None:
+        self._events: set[asyncio.Event] = set()
+
+    def notify(self) -> None:
+        for event in self._events:
+            event.set()
+
+    @contextmanager
+    def listener(self) -> Iterator[asyncio.Event]:
+        event = asyncio.Event()
+        self._events.add(event)
+        try:
+            yield event
+        finally:
+            self._events.discard(event)
+
+
+async def follow(
+    kind: str, engine: AsyncEngine, clock: Clock, wakeup: Wakeup, since: datetime | None = None
+) -> AsyncIterator[ChangeNotice]:
+    """Notices of ``kind`` for the steps due after ``since`` (default: from now on, including
+    steps due right now), forever."""
+    origin = to_db(since or clock.now())
+    inclusive = since is None
+    watermark = origin
+    reported: dict[tuple[str, int, datetime], None] = {}
+    with wakeup.listener() as event:
+        while True:
+            event.clear()
+            now = to_db(clock.now())
+            for step in await plan_steps.due_between(engine, kind, max(origin, watermark - GRACE), now):
+                identity = (step.key, step.seq, step.at)
+                if step.at < origin or (step.at == origin and not inclusive) or identity in reported:
+                    continue
+                reported[identity] = None
+                yield ChangeNotice(kind=kind, key=step.key, changed_at=step.at)
+            watermark = max(watermark, now)
+            for identity in [i for i in reported if i[2] < watermark - GRACE]:
+                del reported[identity]
+            await _wait(clock, event, await plan_steps.next_due_after(engine, kind, now))
+
+
+async def _wait(clock: Clock, event: asyncio.Event, due: datetime | None) -> None:
+    loop = asyncio.get_running_loop()
+    if isinstance(clock, FakeClock):
+        give_up = loop.time() + IDLE_RESCAN
+        while not event.is_set() and loop.time() < give_up:
+            if due is not None and clock.now() >= due:
+                return
+            await asyncio.sleep(FAKE_CLOCK_POLL)
+        return
+    timeout = IDLE_RESCAN if due is None else min(IDLE_RESCAN, max(0.0, (due - clock.now()).total_seconds()))
+    try:
+        await asyncio.wait_for(event.wait(), timeout=timeout)
+    except TimeoutError:
+        return

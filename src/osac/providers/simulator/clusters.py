@@ -1,0 +1,309 @@
+"""``SimulatedClusterProvider``: the built-in ``ClusterProvider`` (simulated HyperShift,
+simulator.md §2.1, §3.1, §4-§6).
+
+Every call reads the cluster's plan, moves it with a pure function of ``cluster_plan.py`` (first
+letting every due step happen, then applying the call) and stores it with an optimistic version
+check, so several processes on one database, and the scheduler beside the API calls of one
+process, never lose or repeat a step. An observation is rendered from the stored plan, the fault
+records and the clock (``cluster_render.py``), never from memory.
+
+``subscribe()`` is the scheduler: it lets due steps happen as their time comes and yields one
+``ChangeNotice("cluster", <cluster id>, <exact time of the step>)`` per step, in order. It sleeps
+until the next due time on the system clock (at most ``POLL_SECONDS``, so it also sees ports
+attached and faults changed by other processes) and wakes at once when this provider stores a
+plan. On a ``FakeClock`` it polls the clock instead, as ``SimulatorRuntime`` does. When it
+starts, it first catches up on what fell due while no process was running and sends one notice
+per cluster that changed meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import asdict, dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from osac.clock import FakeClock
+from osac.providers.clusters import ClusterObservation, HostedClusterSpec, NodePoolSpec
+from osac.providers.interfaces import ChangeNotice, TransientProviderError
+from osac.providers.simulator import cluster_plan
+from osac.providers.simulator.cluster_credentials import admin_password, kubeconfig
+from osac.providers.simulator.cluster_faults import active, failure_error, for_cluster
+from osac.providers.simulator.cluster_plan import ClusterPlan, Surroundings
+from osac.providers.simulator.cluster_render import render
+from osac.providers.simulator.cluster_store import ClusterStore
+from osac.providers.simulator.cluster_timing import ClusterTiming, parse_cluster_settings
+from osac.providers.simulator.cluster_world import fold
+from osac.providers.simulator.faults import FaultRecord
+from osac.providers.simulator.runtime import FAKE_CLOCK_POLL, SimulatorRuntime
+from osac.providers.simulator.times import iso
+
+KIND = "cluster"
+#: How often a write that lost a race is retried from a fresh read.
+RETRIES = 8
+#: Longest sleep of the scheduler on the system clock.
+POLL_SECONDS = 1.0
+#: On a fake clock, how often (real seconds) the scheduler looks for ports and faults changed
+#: without the clock moving.
+FAKE_CLOCK_RECHECK = 0.25
+#: How long a torn-down cluster's records are kept (clock time), then purged.
+RETENTION = timedelta(days=1)
+PURGE_INTERVAL = timedelta(minutes=10)
+UNREADABLE_ERROR = "simulated read failure: the hub did not answer"
+
+logger = logging.getLogger(__name__)
+
+Edit = Callable[[ClusterPlan | None, datetime, Surroundings], ClusterPlan | None]
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    plan: ClusterPlan | None
+    around: Surroundings
+    now: datetime
+
+
+class SimulatedClusterProvider:
+    """The simulated HyperShift of one process; all simulated providers share ``runtime``.
+
+    :raises ValueError: invalid ``simulator`` settings (``durations``, ``jitter``,
+        ``label_faults``), naming the key.
+    """
+
+    def __init__(self, runtime: SimulatorRuntime) -> None:
+        self.runtime = runtime
+        self.settings = parse_cluster_settings(runtime.settings)
+        self.timing = ClusterTiming(runtime.speed, runtime.seed, self.settings)
+        self.store = ClusterStore(runtime.engine, runtime.clock, reader=runtime.reader)
+        self._wakers: set[asyncio.Event] = set()
+        #: Clusters whose observation a fault change altered: a notice each at the next wake.
+        self._fault_changes: dict[str, datetime] = {}
+        self._purged_at: datetime | None = None
+
+    @property
+    def label_faults(self) -> bool:
+        """Whether the service should turn ``sim.osac.openshift.io/fault`` labels into faults
+        (``cluster_faults.fault_from_label``)."""
+        return self.settings.label_faults
+
+    # -- the contract ----------------------------------------------------------------------------
+
+    async def apply_hosted_cluster(self, cluster_id: str, spec: HostedClusterSpec) -> None:
+        await self._fail_if_provisioning_fails(cluster_id)
+        await self._update(
+            cluster_id, lambda plan, now, around: cluster_plan.apply_cluster(
+                plan, cluster_id, spec, now, around, self.timing))
+
+    async def apply_node_pool(self, cluster_id: str, node_set_key: str, spec: NodePoolSpec) -> None:
+        await self._fail_if_provisioning_fails(cluster_id)
+        await self._update(
+            cluster_id, lambda plan, now, around: cluster_plan.apply_pool(
+                plan, cluster_id, node_set_key, spec, now, around, self.timing))
+
+    async def delete_node_pool(self, cluster_id: str, node_set_key: str) -> None:
+        await self._update(
+            cluster_id, lambda plan, now, around: cluster_plan.delete_pool(
+                plan, node_set_key, now, around, self.timing))
+
+    async def delete_hosted_cluster(self, cluster_id: str) -> None:
+        outcome = await self._update(
+            cluster_id, lambda plan, now, around: cluster_plan.delete_cluster(plan, now, around, self.timing))
+        if outcome.plan is None:
+            return
+        for step in outcome.plan.held_steps("teardown_fail"):
+            record = next((f for f in outcome.around.faults if f.id == step.held_fault), None)
+            if record is not None:
+                raise failure_error(record, "teardown", cluster_id)
+
+    async def observe_cluster(self, cluster_id: str) -> ClusterObservation:
+        observation, _plan = await self._observe(cluster_id)
+        return observation
+
+    async def get_kubeconfig(self, cluster_id: str) -> bytes:
+        spec = await self._api_server(cluster_id)
+        return kubeconfig(self.runtime.seed, cluster_id, spec)
+
+    async def get_admin_password(self, cluster_id: str) -> str:
+        await self._api_server(cluster_id)
+        return admin_password(self.runtime.seed, cluster_id)
+
+    async def subscribe(self) -> AsyncIterator[ChangeNotice]:
+        wake = asyncio.Event()
+        self._wakers.add(wake)
+        try:
+            seen = await self.store.versions()
+            catching_up = True
+            while True:
+                wake.clear()
+                happened: list[tuple[str, int, datetime]] = []
+                try:
+                    await self.process_due()
+                    happened, seen = await self.store.happened_since(seen)
+                except Exception:  # a failing database must not end the subscription
+                    logger.exception("simulated clusters: processing due steps failed; retrying")
+                if catching_up:
+                    # one notice per cluster that changed while nobody was watching: its last change
+                    latest = {item[0]: item for item in happened}
+                    happened = sorted(latest.values(), key=lambda item: (item[2], item[0]))
+                    catching_up = False
+                for cluster_id, _version, changed_at in happened:
+                    yield ChangeNotice(KIND, cluster_id, changed_at)
+                forced, self._fault_changes = self._fault_changes, {}
+                for cluster_id, changed_at in sorted(forced.items(), key=lambda item: (item[1], item[0])):
+                    yield ChangeNotice(KIND, cluster_id, changed_at)
+                await self._pause(wake)
+        finally:
+            self._wakers.discard(wake)
+
+    # -- beyond the contract -----------------------------------------------------------------------
+
+    async def process_due(self) -> list[str]:
+        """Let every due step of every cluster happen now; the clusters looked at.
+
+        The scheduler's work, also usable by whoever drives a fake clock without a subscriber."""
+        now = self.runtime.clock.now()
+        ids = await self.store.due(now)
+        faults = await self.runtime.faults.all()
+        for cluster_id in ids:
+            try:
+                await self._update(cluster_id, self._settle, faults=faults)
+            except TransientProviderError as error:
+                logger.warning("simulated cluster %s: %s", cluster_id, error.message)
+        if self._purged_at is None or now - self._purged_at >= PURGE_INTERVAL:
+            self._purged_at = now
+            await self.store.purge(now - RETENTION)
+        return ids
+
+    async def raw_observation(self, cluster_id: str) -> dict[str, Any]:
+        """``Simulator.GetObservation(kind="cluster")``: the observation as a JSON document."""
+        observation = await self.observe_cluster(cluster_id)
+        return {
+            "readable": observation.readable,
+            "error": observation.error,
+            "observed_at": iso(observation.observed_at),
+            "hosted_cluster": observation.hosted_cluster,
+            "node_pools": observation.node_pools,
+            "nodes": [asdict(node) for node in observation.nodes],
+            "next_change_at": iso(observation.next_change_at),
+        }
+
+    # -- internals ---------------------------------------------------------------------------------
+
+    async def _observe(self, cluster_id: str) -> tuple[ClusterObservation, ClusterPlan | None]:
+        outcome = await self._update(cluster_id, self._settle)
+        plan, around, now = outcome.plan, outcome.around, outcome.now
+        if plan is None:
+            return ClusterObservation(True, "", now, None, [], [], None), None
+        next_change = _next_change(plan, around.faults, now)
+        if active(around.faults, now, "unreadable"):
+            return ClusterObservation(False, UNREADABLE_ERROR, now, None, [], [], next_change), plan
+        rendered = render(plan, around, now, self.runtime.seed)
+        observation = ClusterObservation(
+            readable=True,
+            error="",
+            observed_at=now,
+            hosted_cluster=rendered.hosted_cluster,
+            node_pools=rendered.node_pools,
+            nodes=rendered.nodes,
+            next_change_at=next_change,
+        )
+        return observation, plan
+
+    def _settle(self, plan: ClusterPlan | None, now: datetime, around: Surroundings) -> ClusterPlan | None:
+        return None if plan is None else cluster_plan.settle(plan, now, around, self.timing)
+
+    async def _update(self, cluster_id: str, edit: Edit, *, faults: list[FaultRecord] | None = None) -> _Outcome:
+        """Read the plan, apply ``edit`` and store the result unless nothing changed."""
+        for _attempt in range(RETRIES):
+            before = await self.store.load(cluster_id)
+            around = await self._surroundings(cluster_id, before, faults)
+            now = self.runtime.clock.now()
+            after = edit(before, now, around)
+            if after is None or (before is not None and after.version == before.version):
+                return _Outcome(after, around, now)
+            if await self.store.save(before, after):
+                self._wake()
+                return _Outcome(after, around, now)
+            faults = None
+        raise TransientProviderError(
+            "Conflict", f"simulated cluster {cluster_id} kept changing under concurrent writers; retry")
+
+    async def _surroundings(
+        self, cluster_id: str, plan: ClusterPlan | None, faults: list[FaultRecord] | None
+    ) -> Surroundings:
+        records = for_cluster(faults if faults is not None else await self.runtime.faults.all(), cluster_id)
+        if plan is None:
+            return Surroundings({}, records)
+        hosts = {host for record in plan.pools.values() for host in record.spec.hosts}
+        hosts |= {m.host for pool in fold(plan.steps).pools.values() for m in pool.machines.values() if m.host}
+        return Surroundings(await self.store.ports(cluster_id, hosts), records)
+
+    async def _fail_if_provisioning_fails(self, cluster_id: str) -> None:
+        """Raise the error of the oldest ``provision_fail`` fault in force, counting it down."""
+        now = self.runtime.clock.now()
+        for record in active(for_cluster(await self.runtime.faults.all(), cluster_id), now, "provision_fail"):
+            if record.remaining > 0 and not await self.runtime.faults.consume(record.id):
+                continue
+            raise failure_error(record, "provisioning", cluster_id)
+
+    async def _api_server(self, cluster_id: str) -> HostedClusterSpec:
+        observation, plan = await self._observe(cluster_id)
+        if not observation.readable:
+            raise TransientProviderError("Unreadable", f"cluster {cluster_id}: {observation.error}")
+        hosted = observation.hosted_cluster
+        conditions = (hosted or {}).get("status", {}).get("conditions", [])
+        available = any(c["type"] == "KubeAPIServerAvailable" and c["status"] == "True" for c in conditions)
+        if plan is None or hosted is None or not available:
+            raise TransientProviderError(
+                "APIServerNotAvailable", f"the API server of cluster {cluster_id} is not available")
+        return plan.spec
+
+    async def fault_changed(self, target_id: str) -> None:
+        """A fault on ``target_id`` (``*``: every cluster) was created or cleared: its effect on
+        observations is immediate, so each affected cluster gets a notice now."""
+        now = self.runtime.clock.now()
+        ids = list((await self.store.versions()).keys()) if target_id == "*" else [target_id]
+        for cluster_id in ids:
+            self._fault_changes.setdefault(cluster_id, now)
+        self._wake()
+
+    def _wake(self) -> None:
+        for wake in self._wakers:
+            wake.set()
+
+    async def _pause(self, wake: asyncio.Event) -> None:
+        """Wait until the next step is due, this provider stores a plan, or it is time to look
+        again for changes made elsewhere."""
+        clock = self.runtime.clock
+        try:
+            next_due = await self.store.next_due_at()
+        except Exception:
+            logger.exception("simulated clusters: reading the next due time failed")
+            next_due = None
+        now = clock.now()
+        if next_due is not None and next_due <= now:
+            await asyncio.sleep(0)
+            return
+        loop = asyncio.get_running_loop()
+        if isinstance(clock, FakeClock):
+            deadline = loop.time() + FAKE_CLOCK_RECHECK
+            while not wake.is_set() and loop.time() < deadline:
+                if next_due is not None and clock.now() >= next_due:
+                    return
+                await asyncio.sleep(FAKE_CLOCK_POLL)
+            return
+        timeout = POLL_SECONDS
+        if next_due is not None:
+            timeout = min(timeout, max((next_due - now).total_seconds(), 0.0))
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(wake.wait(), timeout)
+
+
+def _next_change(plan: ClusterPlan, faults: Sequence[FaultRecord], now: datetime) -> datetime | None:
+    """When the observation changes by itself next: the next due step, or a fault expiring."""
+    candidates = [plan.next_due_at] if plan.next_due_at is not None else []
+    candidates += [f.expires_at for f in faults if f.expires_at is not None and f.expires_at > now]
+    return min(candidates, default=None)

@@ -1,0 +1,180 @@
+"""Restarts of a compute instance (compute.md §2.5): the two restart conditions, the restart's
+start time, and the rules the service and the reconciler apply to ``spec.restart_requested_at``.
+
+A restart exists in the status only once ``restart_virtual_machine`` was called: RESTART_IN_PROGRESS
+TRUE always means "the restart that began at ``last_restarted_at`` has not finished". That makes
+the field alone enough to tell an accepted request from a running restart and gives step 5 (one
+more restart for a newer request) without a queue.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from osac.status.common import FALSE, TRUE, ConditionView, condition
+from osac.status.compute_views import (
+    PAUSED,
+    RESTART_FAILED,
+    RESTART_IN_PROGRESS,
+    RUNNING,
+    ComputeInstanceStatusView,
+    ComputeRestart,
+)
+from osac.status.kubevirt import PAUSED_STATUS, RUNNING_STATUS, ComputeObservation
+from osac.status.workloads import (
+    AS_EXPECTED,
+    RESTART_COMPLETED,
+    RESTART_REQUESTED,
+    duration_text,
+    is_true,
+    timestamp_text,
+    without_time,
+)
+from osac.status.workloads import RESTART_FAILED as RESTART_FAILED_REASON
+from osac.status.workloads import RESTART_IN_PROGRESS as RESTART_IN_PROGRESS_REASON
+
+#: The FAILED_PRECONDITION message of compute.md §2.5 step 1.
+RESTART_REQUIRES_RUNNING = "restart requires a running instance"
+
+_RESTARTABLE_STATES = frozenset({RUNNING, PAUSED})
+
+
+@dataclass(frozen=True)
+class RestartConditions:
+    """RESTART_IN_PROGRESS and RESTART_FAILED (unstamped), the start of the last restart, and the
+    time at which a running restart fails for lack of progress."""
+
+    in_progress: ConditionView
+    failed: ConditionView
+    last_restarted_at: datetime | None
+    deadline: datetime | None
+
+
+def is_restart_running(status: ComputeInstanceStatusView) -> bool:
+    return is_true(status.conditions, RESTART_IN_PROGRESS)
+
+
+def restart_request_refusal(requested_at: datetime, status: ComputeInstanceStatusView) -> str | None:
+    """Why an Update may not store ``requested_at`` as ``spec.restart_requested_at``; None when it may.
+
+    Called by the service only when the Update changes the field. While a restart runs every
+    value is stored: a newer one gives one more restart, an older one is ignored (step 5)."""
+    if is_restart_running(status):
+        return None
+    if status.state not in _RESTARTABLE_STATES:
+        return RESTART_REQUIRES_RUNNING
+    last = status.last_restarted_at
+    if last is not None and requested_at <= last:
+        return (
+            f"restart_requested_at ({timestamp_text(requested_at)}) must be newer than the last restart "
+            f"({timestamp_text(last)})"
+        )
+    return None
+
+
+def needs_restart(requested_at: datetime | None, status: ComputeInstanceStatusView) -> bool:
+    """Whether the reconciler should call ``restart_virtual_machine`` now.
+
+    A request newer than the last restart's start waits while a restart runs and is served once
+    the instance is RUNNING or PAUSED again, so any number of requests during one restart give
+    exactly one more."""
+    if requested_at is None or is_restart_running(status) or status.state not in _RESTARTABLE_STATES:
+        return False
+    last = status.last_restarted_at
+    return last is None or requested_at > last
+
+
+def derive_restart(
+    previous: ComputeInstanceStatusView,
+    observation: ComputeObservation,
+    is_ready: bool,
+    restart: ComputeRestart,
+    timeout: timedelta,
+    now: datetime,
+) -> RestartConditions:
+    """Steps 2 to 4 of compute.md §2.5 for one reconcile; ``is_ready`` is the new READY."""
+    previous_in_progress = condition(previous.conditions, RESTART_IN_PROGRESS)
+    previous_failed = condition(previous.conditions, RESTART_FAILED)
+    failed_kept = without_time(previous_failed) or ConditionView(RESTART_FAILED, FALSE, AS_EXPECTED)
+
+    if restart.started_at is not None:
+        start = restart.started_at
+        if restart.error:
+            return _failure(restart.error, start)
+        if now >= start + timeout:
+            return _timed_out(start, timeout)
+        in_progress = ConditionView(
+            RESTART_IN_PROGRESS, TRUE, RESTART_REQUESTED, _running_message(start, restart.requested_at)
+        )
+        return RestartConditions(in_progress, failed_kept, start, start + timeout)
+
+    if previous_in_progress is None or not previous_in_progress.is_true:
+        idle = without_time(previous_in_progress) or ConditionView(RESTART_IN_PROGRESS, FALSE, AS_EXPECTED)
+        return RestartConditions(idle, failed_kept, previous.last_restarted_at, None)
+
+    start = previous.last_restarted_at or previous_in_progress.last_transition_time or now
+    if restart.error:
+        return _failure(restart.error, start)
+    if _has_completed(observation, start, is_ready):
+        return RestartConditions(
+            ConditionView(
+                RESTART_IN_PROGRESS, FALSE, RESTART_COMPLETED, f"restart started at {timestamp_text(start)} completed"
+            ),
+            ConditionView(RESTART_FAILED, FALSE, AS_EXPECTED),
+            start,
+            None,
+        )
+    deadline = start + timeout
+    if now >= deadline:
+        return _timed_out(start, timeout)
+    has_begun = previous_in_progress.reason == RESTART_IN_PROGRESS_REASON or _has_left_running(observation, start)
+    reason = RESTART_IN_PROGRESS_REASON if has_begun else RESTART_REQUESTED
+    in_progress = ConditionView(RESTART_IN_PROGRESS, TRUE, reason, _running_message(start, restart.requested_at))
+    return RestartConditions(in_progress, failed_kept, start, deadline)
+
+
+def _failure(message: str, start: datetime) -> RestartConditions:
+    """A failed restart consumes its request: ``last_restarted_at`` keeps its start, so only a
+    newer request restarts again."""
+    return RestartConditions(
+        ConditionView(RESTART_IN_PROGRESS, FALSE, RESTART_FAILED_REASON, message),
+        ConditionView(RESTART_FAILED, TRUE, RESTART_FAILED_REASON, message),
+        start,
+        None,
+    )
+
+
+def _timed_out(start: datetime, timeout: timedelta) -> RestartConditions:
+    return _failure(f"restart started at {timestamp_text(start)} did not complete within {duration_text(timeout)}", start)
+
+
+def _has_completed(observation: ComputeObservation, start: datetime, is_ready: bool) -> bool:
+    """Step 3: an incarnation created after the restart began runs, and the VM is ready."""
+    instance = observation.virtual_machine_instance
+    return (
+        is_ready
+        and instance is not None
+        and instance.phase == RUNNING_STATUS
+        and instance.created_at is not None
+        and instance.created_at > start
+    )
+
+
+def _has_left_running(observation: ComputeObservation, start: datetime) -> bool:
+    """The stop half of the restart is visible: the VM no longer runs its old incarnation."""
+    machine = observation.virtual_machine
+    instance = observation.virtual_machine_instance
+    if machine is None or instance is None:
+        return True
+    if instance.created_at is not None and instance.created_at > start:
+        return True
+    return machine.printable_status not in (RUNNING_STATUS, PAUSED_STATUS)
+
+
+def _running_message(start: datetime, requested_at: datetime | None) -> str:
+    message = f"restart started at {timestamp_text(start)}"
+    if requested_at is not None and requested_at > start:
+        message += f"; the request of {timestamp_text(requested_at)} restarts once more afterwards"
+    return message
+

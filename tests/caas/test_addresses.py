@@ -1,0 +1,87 @@
+"""A cluster's addresses (networking.md §5.2, §5.3, §5.5, §7.3): two VIPs from the subnet's VIP
+range and one workload address per node, reserved in the Create (or growing Update)
+transaction, released when the cluster is archived; exhaustion refuses the request and stores
+nothing."""
+
+from __future__ import annotations
+
+import ipaddress
+
+from osac.ipam import allocator
+from tests.caas.conftest import Caas, error
+
+
+async def _held(caas: Caas, cluster_id: str) -> list[tuple[str, int, str]]:
+    async with caas.server.app.store.read() as tx:
+        return [(a.purpose, a.ordinal, a.address) for a in await allocator.allocations_of(tx, "cluster", cluster_id)]
+
+
+async def _subnet(caas: Caas, name: str, cidr: str) -> dict:
+    [vn] = await caas.items("virtual_networks", "this.metadata.tenant == 'acme' && this.metadata.name == 'default'")
+    subnet = await caas.create("subnets", {"metadata": {"name": name},
+                                           "spec": {"virtual_network": vn["id"], "ipv4_cidr": cidr}})
+    return await caas.ready("subnets", subnet["id"])
+
+
+async def test_vips_and_node_addresses_are_reserved_and_released_on_archive(caas: Caas) -> None:
+    [subnet] = await caas.items("subnets", "this.metadata.tenant == 'acme'")
+    before = subnet["status"]["available_addresses"]
+    cluster = await caas.cluster(node_sets={"workers": {"size": 2}})
+    held = await _held(caas, cluster["id"])
+    assert held == [("node:workers", 0, "10.0.0.2"), ("node:workers", 1, "10.0.0.3"),
+                    ("vip", 0, "10.0.15.240"), ("vip", 1, "10.0.15.241")]
+    assert subnet["status"]["vip_range"] == "10.0.15.240-10.0.15.254"
+    [after] = await caas.items("subnets", f"this.id == '{subnet['id']}'")
+    assert after["status"]["available_addresses"] == before - 2
+    assert "api_endpoint" not in cluster["status"]  # published by the derivation, not at create
+
+    second = await caas.cluster("second")
+    assert [a for p, _, a in await _held(caas, second["id"]) if p == "vip"] == ["10.0.15.242", "10.0.15.243"]
+
+    deleted = await caas.alice.request("DELETE", f"/api/fulfillment/v1/clusters/{cluster['id']}")
+    assert deleted.status_code == 200, deleted.text
+    assert (await caas.get("clusters", cluster["id"])).status_code == 404  # no finalizer: archived at once
+    assert await _held(caas, cluster["id"]) == []
+    [restored] = await caas.items("subnets", f"this.id == '{subnet['id']}'")
+    assert restored["status"]["available_addresses"] == before - 3  # only the second cluster's three nodes
+    third = await caas.cluster("third", node_sets={"workers": {"size": 1}})
+    assert await _held(caas, third["id"]) == [("node:workers", 0, "10.0.0.2"),
+                                              ("vip", 0, "10.0.15.240"), ("vip", 1, "10.0.15.241")]
+
+
+async def test_seven_clusters_fill_a_vip_range_and_the_eighth_is_refused(caas: Caas) -> None:
+    subnet = await _subnet(caas, "small", "10.0.32.0/24")
+    vip_range = subnet["status"]["vip_range"]
+    for index in range(7):
+        created = await caas.cluster(f"c{index}", network_attachment={"subnet": "small"},
+                                     node_sets={"workers": {"size": 1}})
+        for _, _, address in await _held(caas, created["id"]):
+            assert ipaddress.ip_address(address) in ipaddress.ip_network("10.0.32.0/24")
+    before = await caas.revision()
+    refused = await caas.post("clusters", {"metadata": {"name": "c7"}, "spec": {
+        "template": "ocp-small", "network_attachment": {"subnet": "small"}, "node_sets": {"workers": {"size": 1}}}})
+    assert error(refused) == (429, f"Subnet 'small' has no free VIP addresses in {vip_range}")
+    assert await caas.revision() == before
+
+
+async def test_node_addresses_beyond_the_workload_range_are_refused(caas: Caas) -> None:
+    subnet = await _subnet(caas, "tiny", "10.0.40.0/27")  # workload range .2-.15: 14 addresses
+    assert subnet["status"]["available_addresses"] == 14
+    refused = await caas.post("clusters", {"metadata": {"name": "big"}, "spec": {
+        "template": "ocp-small", "network_attachment": {"subnet": "tiny"}, "node_sets": {"workers": {"size": 15}}}})
+    assert error(refused) == (429, "Subnet 'tiny' has no free addresses (needed 15, available 14)")
+    cluster = await caas.cluster(network_attachment={"subnet": "tiny"}, node_sets={"workers": {"size": 4}})
+    grow = await caas.patch("clusters", cluster["id"], {"spec": {"node_sets": {"workers": {"size": 20}}}},
+                            mask="spec.node_sets")
+    assert error(grow) == (429, "Subnet 'tiny' has no free addresses (needed 16, available 10)")
+    stored = (await caas.get("clusters", cluster["id"])).json()
+    assert stored["spec"]["node_sets"]["workers"]["size"] == 4 and stored["metadata"].get("version", 0) == 0
+    grown = await caas.patch("clusters", cluster["id"], {"spec": {"node_sets": {"workers": {"size": 6}}}},
+                             mask="spec.node_sets")
+    assert grown.status_code == 200, grown.text
+    assert [o for p, o, _ in await _held(caas, cluster["id"]) if p == "node:workers"] == [0, 1, 2, 3, 4, 5]
+    # Shrinking releases nothing yet: the reconciler does once the nodes are gone.
+    shrunk = await caas.patch("clusters", cluster["id"], {"spec": {"node_sets": {"workers": {"size": 1}}}},
+                              mask="spec.node_sets")
+    assert shrunk.status_code == 200, shrunk.text
+    assert len([p for p, _, _ in await _held(caas, cluster["id"]) if p == "node:workers"]) == 6

@@ -1,0 +1,115 @@
+"""A cluster end to end through the reconciler and the simulated HyperShift (instant speed):
+named stages, endpoints, node ports on the subnet segment, teardown with nothing left."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from osac.auth.subject import Role
+from tests.caas.conftest import PULL_SECRET, RELEASE_IMAGE, ssh_key
+from tests.reconcile.test_default_networking import INSTANT, ready_catalogue, wait_for
+from tests.support.server import running_server
+
+PUBLIC = "/api/fulfillment/v1"
+PRIVATE = "/api/private/v1"
+
+
+@pytest.fixture
+async def live(db_url, tmp_path):
+    async with running_server(tmp_path, db_url, controllers=True, config=INSTANT) as server:
+        admin = server.rest(server.token(Role.PROVIDER_ADMIN, user="root"))
+        await ready_catalogue(admin)
+        tenant = (await admin.request("POST", f"{PUBLIC}/tenants", json={"metadata": {"name": "acme"}})).json()
+        await wait_for(admin, f"{PUBLIC}/tenants/{tenant['id']}", lambda t: t["status"]["state"] == "TENANT_STATE_READY")
+        alice = server.rest(server.token(Role.TENANT_ADMIN, ("acme",), user="alice"))
+        yield server, admin, alice
+
+
+def _condition(cluster: dict[str, Any], name: str) -> dict[str, Any]:
+    return next(c for c in cluster["status"]["conditions"] if c["type"] == f"CLUSTER_CONDITION_TYPE_{name}")
+
+
+async def _archived(client, path: str, timeout: float = 60.0) -> None:
+    async with asyncio.timeout(timeout):
+        while (await client.request("GET", path)).status_code != 404:
+            await asyncio.sleep(0.05)
+
+
+async def _events(client, object_id: str) -> list[str]:
+    page = (await client.request("GET", f"{PUBLIC}/lifecycle_events",
+                                 params={"filter": f"this.object_id == '{object_id}'"})).json()
+    return [e["reason"] for e in page["items"]]
+
+
+async def test_cluster_provisions_through_named_stages_and_tears_down_cleanly(live) -> None:
+    server, admin, alice = live
+    body = {"metadata": {"name": "prod"},
+            "spec": {"template": "ocp-small", "release_image": RELEASE_IMAGE, "pull_secret": PULL_SECRET,
+                     "ssh_public_key": ssh_key(), "auto_external_ip_attachment": True}}
+    response = await alice.request("POST", f"{PUBLIC}/clusters", json=body)
+    assert response.status_code == 200, response.text
+    created = response.json()
+    assert created["status"]["state"] == "CLUSTER_STATE_PROGRESSING"
+    assert created["status"]["stage"] == "PreparingInfrastructure"
+    path = f"{PUBLIC}/clusters/{created['id']}"
+
+    ready = await wait_for(alice, path, lambda c: c["status"]["state"] == "CLUSTER_STATE_READY", timeout=60)
+    status = ready["status"]
+    assert status.get("stage", "") == ""
+    assert _condition(ready, "AVAILABLE")["status"] == "CONDITION_STATUS_TRUE"
+    assert _condition(ready, "CONTROL_PLANE_AVAILABLE")["reason"] == "Available"
+    assert _condition(ready, "WORKERS_READY")["reason"] == "Ready"
+    assert status["api_url"] == f"https://{status['api_endpoint']}:6443"
+    assert status["console_url"].startswith("https://console-openshift-console.apps.")
+    [(key, node_set)] = status["node_sets"].items()
+    assert (key, node_set["current_replicas"], node_set["ready_replicas"], node_set["state"]) == (
+        "workers", 3, 3, "CLUSTER_NODE_SET_STATE_READY")
+
+    reasons = await _events(alice, created["id"])
+    assert [r for r in reasons if r == "StageChanged"] == ["StageChanged"] * 3
+    for once in ("VIPsDiscovered", "ControlPlaneAvailable", "WorkersReady", "ClusterReady"):
+        assert reasons.count(once) == 1, reasons
+
+    # The worker ports sit on the cluster subnet's segment in the simulated fabric.
+    subnet = (await alice.request("GET", f"{PUBLIC}/subnets/{ready['spec']['network_attachment']['subnet']}")).json()
+    fabric = (await admin.request("POST", f"{PRIVATE}/simulator/get_observation",
+                                  json={"kind": "fabric", "key": subnet["spec"]["virtual_network"]})).json()["observation"]
+    node_ports = [p for p in fabric["ports"] if p["host_name"].startswith(f"node/{created['id']}/")]
+    assert len(node_ports) == 3 and {p["segment"] for p in node_ports} == {subnet["id"]}
+
+    # Automatic external access: both endpoints DNAT'ed once they exist.
+    attachments = await wait_for(
+        alice, f"{PUBLIC}/external_ip_attachments",
+        lambda page: len([a for a in page["items"] if a["status"].get("state") == "EXTERNAL_IP_ATTACHMENT_STATE_READY"]) == 2)
+    targets = sorted(a["status"]["target_address"] for a in attachments["items"])
+    assert targets == sorted([status["api_endpoint"], status["ingress_endpoint"]])
+
+    kubeconfig = await alice.request("GET", f"{path}/kubeconfig")
+    assert kubeconfig.status_code == 200 and status["api_endpoint"] in kubeconfig.text
+
+    # Deletion stays visible until teardown is complete, then nothing is left.
+    assert (await alice.request("DELETE", path)).status_code == 200
+    deleting = await wait_for(alice, path, lambda c: c["status"]["state"] == "CLUSTER_STATE_DELETING")
+    assert deleting["status"]["stage"] in ("DestroyingCloudResources", "DestroyingControlPlane")
+    await _archived(alice, path)
+    reasons = await _events(alice, created["id"])
+    assert reasons.count("Deleting") == 1 and reasons[-1] == "TeardownComplete"
+    for collection in ("external_ip_attachments", "external_ips"):
+        items = (await alice.request("GET", f"{PUBLIC}/{collection}")).json()["items"]
+        assert [i for i in items if i["metadata"].get("labels", {}).get("osac.openshift.io/auto-provisioned-for")] == []
+    fabric = (await admin.request("POST", f"{PRIVATE}/simulator/get_observation",
+                                  json={"kind": "fabric", "key": subnet["spec"]["virtual_network"]})).json()["observation"]
+    assert [p for p in fabric["ports"] if p["host_name"].startswith(f"node/{created['id']}/")] == []
+    assert fabric.get("dnat", []) == []
+
+
+async def test_credentials_wait_for_the_control_plane(caas) -> None:
+    cluster = await caas.cluster("prod")
+    for name in ("kubeconfig", "password"):
+        response = await caas.alice.request("GET", f"{PUBLIC}/clusters/{cluster['id']}/{name}")
+        assert response.status_code == 400
+        assert response.json()["message"] == (
+            f"Cluster 'prod': the control plane has not been available yet; the {name} is served once it is")

@@ -1,0 +1,186 @@
+"""cluster-status.md §20 scenarios end to end: the reconciler, the simulated HyperShift (instant
+speed) and simulator faults through the admin API. Time-critical rules (stall thresholds from
+stage entry, host-type overrides) are covered exactly by the derivation's tests with a fixed
+clock; here the thresholds are configured short so a real stall happens within seconds."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from osac.auth.subject import Role
+from osac.server.settings import merge_config
+from tests.caas.conftest import PULL_SECRET, RELEASE_IMAGE, ssh_key
+from tests.reconcile.test_default_networking import INSTANT, ready_catalogue, wait_for
+from tests.support.server import RestClient, running_server
+
+PUBLIC = "/api/fulfillment/v1"
+PRIVATE = "/api/private/v1"
+READY = "CLUSTER_STATE_READY"
+
+
+@asynccontextmanager
+async def live(db_url: str, tmp_path: Any, config: dict[str, Any] = INSTANT) -> AsyncIterator[tuple[RestClient, RestClient]]:
+    async with running_server(tmp_path, db_url, controllers=True, config=config) as server:
+        admin = server.rest(server.token(Role.PROVIDER_ADMIN, user="root"))
+        await ready_catalogue(admin)
+        tenant = (await admin.request("POST", f"{PUBLIC}/tenants", json={"metadata": {"name": "acme"}})).json()
+        await wait_for(admin, f"{PUBLIC}/tenants/{tenant['id']}", lambda t: t["status"]["state"] == "TENANT_STATE_READY")
+        yield admin, server.rest(server.token(Role.TENANT_ADMIN, ("acme",), user="alice"))
+
+
+async def create(alice: RestClient, name: str = "prod", **spec: Any) -> dict[str, Any]:
+    body = {"metadata": {"name": name},
+            "spec": {"template": "ocp-small", "release_image": RELEASE_IMAGE, "pull_secret": PULL_SECRET,
+                     "ssh_public_key": ssh_key(), **spec}}
+    response = await alice.request("POST", f"{PUBLIC}/clusters", json=body)
+    assert response.status_code == 200, response.text
+    return dict(response.json())
+
+
+async def fault(admin: RestClient, name: str, **params: Any) -> str:
+    response = await admin.request("POST", f"{PRIVATE}/simulator/faults",
+                                   json={"fault": name, "target_kind": "cluster", "params": params})
+    assert response.status_code == 200, response.text
+    return str(response.json()["id"])
+
+
+async def clear(admin: RestClient, fault_id: str) -> None:
+    assert (await admin.request("DELETE", f"{PRIVATE}/simulator/faults/{fault_id}")).status_code == 200
+
+
+def condition(cluster: dict[str, Any], name: str) -> dict[str, Any]:
+    return next(c for c in cluster["status"]["conditions"] if c["type"] == f"CLUSTER_CONDITION_TYPE_{name}")
+
+
+def reason(name: str, value: str):  # noqa: ANN201 - a predicate
+    return lambda c: condition(c, name)["reason"] == value
+
+
+async def archived(client: RestClient, path: str, timeout: float = 60) -> None:
+    last: Any = None
+    try:
+        async with asyncio.timeout(timeout):
+            while (response := await client.request("GET", path)).status_code != 404:
+                last = response.json()
+                await asyncio.sleep(0.05)
+    except TimeoutError:
+        raise AssertionError(f"{path} was never archived; last: {last}; events: {await reasons(client, path.rsplit('/', 1)[-1])}") from None
+
+
+async def events(client: RestClient, object_id: str) -> list[dict[str, Any]]:
+    page = (await client.request("GET", f"{PUBLIC}/lifecycle_events",
+                                 params={"filter": f"this.object_id == '{object_id}'"})).json()
+    return list(page["items"])
+
+
+async def reasons(client: RestClient, object_id: str) -> list[str]:
+    return [e["reason"] for e in await events(client, object_id)]
+
+
+async def test_scaling_is_separate_from_state(db_url, tmp_path) -> None:
+    """Scenario 7: READY stays READY while a node set grows; stage Scaling, then back to ""."""
+    async with live(db_url, tmp_path) as (admin, alice):
+        cluster = await create(alice)
+        path = f"{PUBLIC}/clusters/{cluster['id']}"
+        ready = await wait_for(alice, path, lambda c: c["status"]["state"] == READY, timeout=60)
+        since = ready["status"]["state_transition_time"]
+        patch = {"spec": {"node_sets": {"workers": {"host_type": "vm-standard", "size": 5}}}}
+        response = await alice.request("PATCH", path, params={"update_mask": "spec.node_sets"}, json=patch)
+        assert response.status_code == 200, response.text
+        scaled = await wait_for(alice, path, lambda c: c["status"]["node_sets"]["workers"].get("ready_replicas", 0) == 5
+                                and c["status"].get("stage", "") == "", timeout=60)
+        assert scaled["status"]["state"] == READY
+        assert scaled["status"]["state_transition_time"] == since
+        assert condition(scaled, "WORKERS_READY")["reason"] == "Ready"
+        changes = [e["message"] for e in await events(alice, cluster["id"]) if e["reason"] == "StageChanged"]
+        assert changes[-2:] == ["→ Scaling", "Scaling → "] or any("Scaling" in m for m in changes), changes
+
+
+async def test_terminal_provisioning_failure_fails_once(db_url, tmp_path) -> None:
+    """Scenario 11: a terminal provider error before READY → FAILED with one Warning."""
+    async with live(db_url, tmp_path) as (admin, alice):
+        await fault(admin, "provision_fail", terminal=True, reason="InvalidReleaseImage")
+        cluster = await create(alice)
+        failed = await wait_for(alice, f"{PUBLIC}/clusters/{cluster['id']}",
+                                lambda c: c["status"]["state"] == "CLUSTER_STATE_FAILED")
+        assert condition(failed, "FAILED")["status"] == "CONDITION_STATUS_TRUE"
+        assert condition(failed, "FAILED")["reason"] == "ProvisioningFailed"
+        assert condition(failed, "PROGRESSING")["reason"] == "Failed"
+        assert failed["status"]["stage"] == "PreparingInfrastructure"
+        await asyncio.sleep(0.5)  # further passes add nothing
+        assert (await reasons(alice, cluster["id"])).count("ProvisioningFailed") == 1
+
+
+async def test_teardown_failure_is_visible_and_resumable(db_url, tmp_path) -> None:
+    """Scenario 10: a terminal teardown fault → DELETE_FAILED, row visible; Delete again after
+    clearing → archived."""
+    async with live(db_url, tmp_path) as (admin, alice):
+        cluster = await create(alice)
+        path = f"{PUBLIC}/clusters/{cluster['id']}"
+        await wait_for(alice, path, lambda c: c["status"]["state"] == READY, timeout=60)
+        fault_id = await fault(admin, "teardown_fail", terminal=True)
+        assert (await alice.request("DELETE", path)).status_code == 200
+        failed = await wait_for(alice, path, lambda c: c["status"]["state"] == "CLUSTER_STATE_DELETE_FAILED")
+        assert condition(failed, "FAILED")["reason"] == "TeardownFailed"
+        assert "DeleteFailed" in await reasons(alice, cluster["id"])
+        await clear(admin, fault_id)
+        assert (await alice.request("DELETE", path)).status_code == 200
+        await archived(alice, path)
+        assert (await reasons(alice, cluster["id"]))[-1] == "TeardownComplete"
+
+
+async def test_stall_is_reported_then_cleared(db_url, tmp_path) -> None:
+    """Scenario 2 with a short configured threshold: Stalled from stage entry, one Warning,
+    never FAILED; clearing the fault advances the stage and emits StallCleared once."""
+    config = merge_config(INSTANT, {"cluster_status": {"stall_thresholds": {"ControlPlaneStarting": "2s"}}})
+    async with live(db_url, tmp_path, config) as (admin, alice):
+        fault_id = await fault(admin, "stall", stage="ControlPlaneStarting")
+        cluster = await create(alice)
+        path = f"{PUBLIC}/clusters/{cluster['id']}"
+        stalled = await wait_for(alice, path, reason("PROGRESSING", "Stalled"), timeout=20)
+        assert stalled["status"]["state"] == "CLUSTER_STATE_PROGRESSING"
+        assert stalled["status"]["stage"] == "ControlPlaneStarting"
+        assert condition(stalled, "FAILED")["status"] == "CONDITION_STATUS_FALSE"
+        assert "threshold" in condition(stalled, "PROGRESSING")["message"]
+        await clear(admin, fault_id)
+        await wait_for(alice, path, lambda c: c["status"]["state"] == READY, timeout=60)
+        found = await reasons(alice, cluster["id"])
+        assert found.count("Stalled") == 1 and found.count("StallCleared") == 1
+
+
+async def test_unreadable_signals_give_stage_unknown_not_failure(db_url, tmp_path) -> None:
+    """Scenario 12 (READY variant): unreadable observations → StageUnknown, HEALTH Unknown, state
+    kept; readable again → SignalsRecovered and AVAILABLE TRUE."""
+    async with live(db_url, tmp_path) as (admin, alice):
+        cluster = await create(alice)
+        path = f"{PUBLIC}/clusters/{cluster['id']}"
+        await wait_for(alice, path, lambda c: c["status"]["state"] == READY, timeout=60)
+        fault_id = await fault(admin, "unreadable")
+        unknown = await wait_for(alice, path, reason("PROGRESSING", "StageUnknown"))
+        assert unknown["status"]["state"] == READY
+        assert condition(unknown, "AVAILABLE")["reason"] == "StageUnknown"
+        await clear(admin, fault_id)
+        recovered = await wait_for(alice, path, reason("AVAILABLE", "Available"))
+        assert recovered["status"]["state"] == READY
+        found = await reasons(alice, cluster["id"])
+        assert found.count("StageUnknown") == 1 and found.count("SignalsRecovered") == 1
+
+
+async def test_degraded_node_set_is_independent_of_state(db_url, tmp_path) -> None:
+    """Scenario 6 (READY variant): one unhealthy node → DEGRADED NodeSetDegraded:workers, state
+    READY, AVAILABLE FALSE Degraded; clearing → DegradationCleared once."""
+    async with live(db_url, tmp_path) as (admin, alice):
+        cluster = await create(alice)
+        path = f"{PUBLIC}/clusters/{cluster['id']}"
+        await wait_for(alice, path, lambda c: c["status"]["state"] == READY, timeout=60)
+        fault_id = await fault(admin, "node_pool_failure", node_set="workers", count=1, mode="unhealthy")
+        degraded = await wait_for(alice, path, reason("DEGRADED", "NodeSetDegraded:workers"))
+        assert degraded["status"]["state"] == READY
+        assert condition(degraded, "AVAILABLE")["reason"] == "Degraded"
+        assert degraded["status"]["node_sets"]["workers"]["state"] == "CLUSTER_NODE_SET_STATE_DEGRADED"
+        await clear(admin, fault_id)
+        await wait_for(alice, path, reason("DEGRADED", "AsExpected"))
+        assert (await reasons(alice, cluster["id"])).count("DegradationCleared") == 1

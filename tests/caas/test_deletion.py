@@ -1,0 +1,106 @@
+"""Deleting clusters (api.md §2.6; cluster-status.md §3, §10; networking.md §10): the state is
+the derivation's, so Delete only marks the cluster; a recorded teardown failure is cleared by
+Delete again or a private Signal so the derivation resumes teardown; a provisioning failure
+stays until deletion."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from osac.api.private.v1 import cluster_type_pb2 as pb
+from tests.caas.conftest import Caas
+from tests.support.networking import PRIVATE, PUBLIC
+
+FAILED = pb.CLUSTER_CONDITION_TYPE_FAILED
+
+
+def _fail(state: int, reason: str, message: str) -> Any:
+    """What the derivation writes for a terminal provider error."""
+
+    def change(cluster: Any) -> None:
+        cluster.status.state = state
+        for condition in cluster.status.conditions:
+            if condition.type == FAILED:
+                condition.status = 1
+                condition.reason = reason
+                condition.message = message
+
+    return change
+
+
+def _failed_condition(cluster: dict[str, Any]) -> dict[str, Any]:
+    [condition] = [c for c in cluster["status"]["conditions"] if c["type"] == "CLUSTER_CONDITION_TYPE_FAILED"]
+    return condition
+
+
+async def _held_cluster(caas: Caas) -> dict[str, Any]:
+    """A cluster whose reconciler holds it with its finalizer (teardown not finished)."""
+    cluster = await caas.cluster()
+    held = await caas.patch("clusters", cluster["id"], {"metadata": {"finalizers": ["fulfillment-controller"]}},
+                            mask="metadata.finalizers", client=caas.admin, private=True)
+    assert held.status_code == 200, held.text
+    return dict(held.json())
+
+
+async def test_delete_marks_the_cluster_and_the_derivation_sets_deleting(caas: Caas) -> None:
+    cluster = await _held_cluster(caas)
+    assert (await caas.alice.request("DELETE", f"{PUBLIC}/clusters/{cluster['id']}")).status_code == 200
+    marked = (await caas.get("clusters", cluster["id"])).json()
+    assert "deletion_timestamp" in marked["metadata"]
+    assert marked["status"]["state"] == "CLUSTER_STATE_PROGRESSING"  # DELETING is the next derivation's
+    refused = await caas.patch("clusters", cluster["id"], {"spec": {"node_sets": {"workers": {"size": 5}}}},
+                               mask="spec.node_sets")
+    assert refused.status_code == 400 and refused.json()["message"] == "Cluster 'prod': object is being deleted"
+
+
+async def test_delete_again_clears_a_teardown_failure(caas: Caas) -> None:
+    cluster = await _held_cluster(caas)
+    await caas.alice.request("DELETE", f"{PUBLIC}/clusters/{cluster['id']}")
+    await caas.write_status(cluster["id"], _fail(pb.CLUSTER_STATE_DELETE_FAILED, "TeardownFailed",
+                                                 "delete_hosted_cluster: permission denied"))
+    failed = (await caas.get("clusters", cluster["id"])).json()
+    assert failed["status"]["state"] == "CLUSTER_STATE_DELETE_FAILED"
+
+    assert (await caas.alice.request("DELETE", f"{PUBLIC}/clusters/{cluster['id']}")).status_code == 200
+    resumed = (await caas.get("clusters", cluster["id"])).json()
+    condition = _failed_condition(resumed)
+    assert (condition["status"], condition["reason"]) == ("CONDITION_STATUS_FALSE", "TeardownRestarted")
+    assert condition["message"] == "teardown restarted by Delete after: delete_hosted_cluster: permission denied"
+    assert resumed["status"]["state"] == "CLUSTER_STATE_DELETE_FAILED"  # the derivation moves it to DELETING
+    assert resumed["metadata"]["version"] == failed["metadata"]["version"] + 1
+
+    # Nothing recorded any more: a further Delete changes nothing.
+    assert (await caas.alice.request("DELETE", f"{PUBLIC}/clusters/{cluster['id']}")).status_code == 200
+    assert (await caas.get("clusters", cluster["id"])).json()["metadata"]["version"] == resumed["metadata"]["version"]
+
+
+async def test_signal_clears_a_teardown_failure_but_not_a_provisioning_failure(caas: Caas) -> None:
+    cluster = await _held_cluster(caas)
+    await caas.write_status(cluster["id"], _fail(pb.CLUSTER_STATE_FAILED, "ProvisioningFailed", "invalid release image"))
+    signal = f"{PRIVATE}/clusters/{cluster['id']}/signal"
+    assert (await caas.admin.request("POST", signal)).status_code == 200
+    still = (await caas.get("clusters", cluster["id"])).json()
+    assert still["status"]["state"] == "CLUSTER_STATE_FAILED" and _failed_condition(still)["reason"] == "ProvisioningFailed"
+
+    await caas.alice.request("DELETE", f"{PUBLIC}/clusters/{cluster['id']}")
+    await caas.write_status(cluster["id"], _fail(pb.CLUSTER_STATE_DELETE_FAILED, "TeardownFailed", "port stuck"))
+    assert (await caas.admin.request("POST", signal)).status_code == 200
+    resumed = (await caas.get("clusters", cluster["id"])).json()
+    assert _failed_condition(resumed)["message"] == "teardown restarted by Signal after: port stuck"
+
+
+async def test_the_last_finalizer_archives_the_cluster_and_frees_its_addresses(caas: Caas) -> None:
+    cluster = await _held_cluster(caas)
+    await caas.alice.request("DELETE", f"{PUBLIC}/clusters/{cluster['id']}")
+    [subnet] = await caas.items("subnets", "this.metadata.tenant == 'acme'")
+
+    def teardown_complete(stored: Any) -> None:
+        stored.status.state = pb.CLUSTER_STATE_DELETING
+        del stored.metadata.finalizers[:]
+
+    await caas.write_status(cluster["id"], teardown_complete)
+    assert (await caas.get("clusters", cluster["id"])).status_code == 404
+    [after] = await caas.items("subnets", f"this.id == '{subnet['id']}'")
+    assert after["status"]["available_addresses"] == subnet["status"]["available_addresses"] + 3
+    again = await caas.cluster("prod")  # the name is free and the addresses are reused
+    assert again["id"] != cluster["id"]
