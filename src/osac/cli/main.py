@@ -39,6 +39,7 @@ from osac.cli.cluster_lookups import look_up
 from osac.cli.cluster_wait import DEFAULT_TIMEOUT, Goal, ProgressLine, wait_for
 from osac.cli.config import SavedLogin, load_login, save_login
 from osac.cli.connection import DEFAULT_ADDRESS, NOT_LOGGED_IN, Connection, resolve_target, split_address
+from osac.cli.debug import debug_app
 from osac.cli.describe import Related, describe_lines
 from osac.cli.errors import ApiError, CliError, reports_errors
 from osac.cli.inputs import (
@@ -651,6 +652,11 @@ def signal(
             obj = client.find(word)
             client.signal(obj.id)  # type: ignore[attr-defined]
             typer.echo(f"{describe_object(kind, obj)} signalled")
+
+
+# -- offline diagnostics (no server) ---------------------------------------------------------------
+
+app.add_typer(debug_app)
 
 
 # -- the simulator (private API, provider admins) ---------------------------------------------------

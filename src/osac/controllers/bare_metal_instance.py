@@ -26,8 +26,6 @@ All timing reads the injected clock; nothing sleeps.
 
 from __future__ import annotations
 
-import asyncio
-import logging
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -42,18 +40,23 @@ from osac.controllers.baremetal_provisioning import GateProgress, GateRunner
 from osac.controllers.baremetal_settings import BareMetalSettings
 from osac.controllers.baremetal_teardown import Teardown, TeardownProgress, forget_teardown
 from osac.controllers.networking_metrics import CLEANUP_FAILURES
-from osac.controllers.notices import follow_notices
 from osac.controllers.objects import (
     CONTROLLER_FINALIZER,
     ObjectReconciler,
-    add_finalizer,
     copy,
     is_deleting,
     remove_finalizer,
 )
 from osac.controllers.provisioning import NetworkingContext
 from osac.controllers.runtime import ControllerManager, ObjectKey, Result, TransientError
-from osac.model import registry
+from osac.controllers.workloads import (
+    earliest_requeue,
+    ensure_controller_finalizer,
+    follow_provider,
+    record_status,
+    until,
+    write_retrying,
+)
 from osac.providers.baremetal import BareMetalProvider, HostObservation
 from osac.providers.interfaces import ChangeNotice, FabricManager, ProviderError, TerminalProviderError
 from osac.services import workload_addresses
@@ -64,11 +67,7 @@ from osac.status.baremetal_gates import INVENTORY_ASSIGNED, NETWORKING_CONFIGURE
 from osac.status.baremetal_proto import apply_view_to_status, view_from_status
 from osac.status.baremetal_views import RUNNING, STOPPED, STOPPING
 from osac.status.metal3 import HostReading, read_host
-from osac.store import lifecycle
-from osac.store.errors import Conflict
 from osac.store.objects import Tx
-
-log = logging.getLogger(__name__)
 
 #: A host change nobody announces (a hardware fault) shows within this while a host is assigned.
 REFRESH = timedelta(seconds=60)
@@ -76,7 +75,6 @@ REFRESH = timedelta(seconds=60)
 TENANT_POLL = timedelta(seconds=5)
 #: Population gauges are recomputed this often by the process holding the controller lease.
 GAUGE_INTERVAL = timedelta(seconds=15)
-_WRITE_ATTEMPTS = 5
 
 
 @dataclass
@@ -139,7 +137,7 @@ class BareMetalInstanceReconciler(ObjectReconciler):
         if is_deleting(inputs.instance):
             return await self._delete(inputs, memory)
         if CONTROLLER_FINALIZER not in inputs.instance.metadata.finalizers:  # type: ignore[attr-defined]
-            written = await self._add_finalizer(key.id)
+            written = await ensure_controller_finalizer(self, key.id)
             if written is None or is_deleting(written):
                 return Result(requeue_after=timedelta(0))
             inputs = replace(inputs, instance=written)
@@ -182,11 +180,11 @@ class BareMetalInstanceReconciler(ObjectReconciler):
         result = await self._write(inputs, memory, steps, outcome)
         if result is not None:
             hints.append(result.requeue_after)
-        if observation is not None and observation.next_change_at is not None:
-            hints.append(observation.next_change_at - self.store.clock.now())
+        if observation is not None:
+            hints.append(until(observation.next_change_at, self.store.clock.now()))
         if host_name and progress.steps.failed is None:
             hints.append(REFRESH)
-        return _result(hints)
+        return Result(requeue_after=earliest_requeue(*hints))
 
     async def _apply_configuration(
         self, inputs: InstanceInputs, memory: InstanceMemory, host_name: str
@@ -239,7 +237,7 @@ class BareMetalInstanceReconciler(ObjectReconciler):
         if written is not None and written.archived:
             self._forget(inputs.id)
             return Result()
-        return _result([progress.requeue_after])
+        return Result(requeue_after=earliest_requeue(progress.requeue_after))
 
     # -- status -----------------------------------------------------------------------------------
 
@@ -247,16 +245,14 @@ class BareMetalInstanceReconciler(ObjectReconciler):
         self, inputs: InstanceInputs, memory: InstanceMemory, base: ProvisioningSteps, outcome: PassOutcome
     ) -> _Written | None:
         """Derive from the stored object as it is now and write it under the version lock."""
-        for _ in range(_WRITE_ATTEMPTS):
-            try:
-                async with self.store.write() as tx:
-                    written = await self._derive_and_store(tx, inputs, memory, base, outcome)
-            except Conflict:
-                continue
-            if written is not None:
-                self._observe_metrics(written, memory)
-            return written
-        raise TransientError("bare-metal status write kept conflicting; looking again", delay=timedelta(0))
+
+        async def derive_and_store(tx: Tx) -> _Written | None:
+            return await self._derive_and_store(tx, inputs, memory, base, outcome)
+
+        written = await write_retrying(self.store, derive_and_store, "bare-metal status write")
+        if written is not None:
+            self._observe_metrics(written, memory)
+        return written
 
     async def _derive_and_store(
         self, tx: Tx, inputs: InstanceInputs, memory: InstanceMemory, base: ProvisioningSteps, outcome: PassOutcome
@@ -299,9 +295,7 @@ class BareMetalInstanceReconciler(ObjectReconciler):
             remove_finalizer(desired)
             if not desired.metadata.finalizers:  # type: ignore[attr-defined]
                 await workload_addresses.release_attachment_addresses(tx, KIND, inputs.id)
-        written = await self.write(tx, desired, stored)
-        for event in result.events:
-            await lifecycle.record(tx, self.descriptor, written, event.type, event.reason, event.message)
+        await record_status(self, tx, desired, stored, result.events)
         archived = await tx.get(self.descriptor, inputs.id) is None
         return _Written(previous, result.status, result.requeue_after, archived, now)
 
@@ -340,15 +334,6 @@ class BareMetalInstanceReconciler(ObjectReconciler):
         async with self.store.read() as tx:
             return await topology.fabric_for_vn(tx, self.context.networking.managers, vn_id)
 
-    async def _add_finalizer(self, instance_id: str) -> Message | None:
-        async with self.store.write() as tx:
-            stored = await self.load(tx, instance_id)
-            if stored is None or is_deleting(stored):
-                return stored
-            desired = copy(stored)
-            add_finalizer(desired)
-            return await self.write(tx, desired, stored)
-
     def _state(self, name: str) -> int:
         value = self.descriptor.state_value(name)
         assert value is not None
@@ -375,11 +360,6 @@ def _reading(observation: HostObservation | None) -> HostReading | None:
     return read_host(observation.host)
 
 
-def _result(hints: list[timedelta | None]) -> Result:
-    waits = [max(timedelta(0), hint) for hint in hints if hint is not None]
-    return Result(requeue_after=min(waits)) if waits else Result()
-
-
 # -- wiring (called by ``setup.start_controllers``) ------------------------------------------------
 
 
@@ -393,18 +373,7 @@ def follow_host_notices(application: Any, manager: ControllerManager, reconciler
         if instance_id is not None:
             manager.enqueue(ObjectKey(KIND, instance_id))
 
-    application.spawn(follow_notices(reconciler.provider, on_notice))
-    application.spawn(_refresh_gauges(application, manager, reconciler.provider))
+    async def refresh(instances: list[Message]) -> None:
+        workload_metrics.refresh_baremetal_gauges(instances, await reconciler.provider.list_hosts())
 
-
-async def _refresh_gauges(application: Any, manager: ControllerManager, provider: BareMetalProvider) -> None:
-    kind = registry.get(KIND)
-    while True:
-        if KIND in manager.held_kinds:
-            try:
-                async with application.store.read() as tx:
-                    instances = await tx.find(kind)
-                workload_metrics.refresh_baremetal_gauges(instances, await provider.list_hosts())
-            except Exception:  # the gauges wait for the next round; the controllers go on
-                log.warning("bare-metal gauges could not be refreshed", exc_info=True)
-        await asyncio.sleep(GAUGE_INTERVAL.total_seconds())
+    follow_provider(application, manager, reconciler.provider, on_notice, KIND, refresh, GAUGE_INTERVAL)

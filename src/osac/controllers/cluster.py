@@ -22,7 +22,6 @@ One pass, level-triggered:
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -30,16 +29,25 @@ from google.protobuf.message import Message
 
 from osac.controllers import cluster_metrics, topology
 from osac.controllers.auto_cleanup import clean_auto_provisioned
+from osac.controllers.backoff import Backoff
 from osac.controllers.objects import (
     CONTROLLER_FINALIZER,
     ObjectReconciler,
-    add_finalizer,
     copy,
     is_deleting,
     remove_finalizer,
 )
 from osac.controllers.provisioning import NetworkingContext
 from osac.controllers.runtime import ObjectKey, Result, TransientError
+from osac.controllers.workloads import (
+    ChangeLag,
+    ProviderRetries,
+    earliest_requeue,
+    ensure_controller_finalizer,
+    record_status,
+    until,
+    write_retrying,
+)
 from osac.providers.clusters import ClusterObservation, ClusterProvider, HostedClusterSpec, NodePoolSpec
 from osac.providers.interfaces import (
     NetworkAttachmentSpec,
@@ -52,16 +60,12 @@ from osac.services.attachments import AUTO_CLEANUP_FINALIZER
 from osac.services.catalog import Services
 from osac.services.cluster_failures import recorded_failure
 from osac.status import clusters as derivation
-from osac.store import lifecycle
-from osac.store.errors import Conflict
 from osac.store.objects import Tx
-
-log = logging.getLogger(__name__)
 
 #: A missed change notice costs at most this much staleness (cluster-status.md §17).
 RESYNC = timedelta(seconds=30)
-BACKOFF_BASE = timedelta(seconds=1)
-BACKOFF_CAP = timedelta(seconds=60)
+#: Failed provider calls are retried after 1 s, doubling up to 60 s.
+BACKOFF = Backoff(base=timedelta(seconds=1), factor=2.0, cap=timedelta(seconds=60))
 DEFAULT_BASE_DOMAIN = "clusters.osac.example"
 
 
@@ -82,19 +86,11 @@ class ClusterReconciler(ObjectReconciler):
         super().__init__(services)
         self.context = context
         self.provider = context.provider
-        self._attempts: dict[str, int] = {}
+        self.retries = ProviderRetries("cluster", BACKOFF.delay)
         #: Node ports attached by this process: (cluster id, host, interface) -> address.
         self._attached: dict[tuple[str, str, str], str] = {}
-        #: Earliest infrastructure change not yet reflected in a committed status, per cluster.
-        self._changed_at: dict[str, datetime] = {}
-
-    # -- notices ----------------------------------------------------------------------------------
-
-    def notice(self, cluster_id: str, changed_at: datetime) -> None:
-        """A provider change notice arrived for the cluster (the key is enqueued by the caller)."""
-        earliest = self._changed_at.get(cluster_id)
-        if earliest is None or changed_at < earliest:
-            self._changed_at[cluster_id] = changed_at
+        #: Provider change notices not yet reflected in a committed status (the caller enqueues).
+        self.changes = ChangeLag("cluster")
 
     # -- the pass -----------------------------------------------------------------------------
 
@@ -104,9 +100,10 @@ class ClusterReconciler(ObjectReconciler):
         if cluster is None:
             self._forget(key.id)
             return Result()
-        cluster = await self._with_finalizer(cluster)
-        if cluster is None:
-            return Result()
+        if CONTROLLER_FINALIZER not in cluster.metadata.finalizers and not is_deleting(cluster):  # type: ignore[attr-defined]
+            cluster = await ensure_controller_finalizer(self, key.id)
+            if cluster is None:
+                return Result()
         now = self.store.clock.now()
         failure = self._failure_of(cluster)
         cleanup_pending: tuple[str, ...] = ()
@@ -118,7 +115,7 @@ class ClusterReconciler(ObjectReconciler):
             elif failure is None and cluster.status.state != self._state("FAILED"):  # type: ignore[attr-defined]
                 await self._apply(cluster)
         except TransientProviderError as error:
-            retry = self._backoff(cluster.id, error)  # type: ignore[attr-defined]
+            retry = self.retries.failed(cluster.id, error.message)  # type: ignore[attr-defined]
         except TerminalProviderError as error:
             phase: derivation.FailurePhase = "teardown" if is_deleting(cluster) else "provision"
             failure = derivation.TerminalFailure(phase=phase, reason=error.reason, message=error.message, at=now)
@@ -128,17 +125,18 @@ class ClusterReconciler(ObjectReconciler):
         try:
             pending_ports = await self._converge_ports(cluster, observation)
         except ProviderError as error:
-            retry = retry or self._backoff(cluster.id, error)  # type: ignore[attr-defined]
+            retry = retry or self.retries.failed(cluster.id, error.message)  # type: ignore[attr-defined]
             pending_ports = ()
         if is_deleting(cluster):
             cleanup_pending = cleanup_pending + pending_ports
         written, requeue_after = await self._write(cluster, observation, failure, cleanup_pending, auto_cleaned)
         if retry is not None:
             raise retry
-        self._attempts.pop(cluster.id, None)  # type: ignore[attr-defined]
+        self.retries.succeeded(cluster.id)  # type: ignore[attr-defined]
         if written is None:
             return Result()
-        return Result(requeue_after=self._requeue(requeue_after, observation))
+        next_change = until(observation.next_change_at, self.store.clock.now())
+        return Result(requeue_after=earliest_requeue(RESYNC, requeue_after, next_change))
 
     # -- provisioning ---------------------------------------------------------------------------
 
@@ -260,21 +258,19 @@ class ClusterReconciler(ObjectReconciler):
         call that was made before it (the next pass looks again)."""
         cluster_id: str = cluster.id  # type: ignore[attr-defined]
         started: int = cluster.metadata.version  # type: ignore[attr-defined]
-        for _ in range(5):
-            try:
-                async with self.store.write() as tx:
-                    stored = await self.load(tx, cluster_id)
-                    fresh = failure
-                    if stored is not None and stored.metadata.version != started and failure is not None:  # type: ignore[attr-defined]
-                        fresh = None
-                    written, requeue = await self._derive_and_store(tx, cluster_id, observation, fresh,
-                                                                    cleanup_pending, auto_cleaned)
-                    if fresh is not failure:
-                        requeue = timedelta(0)
-                    return written, requeue
-            except Conflict:
-                continue
-        raise TransientError("cluster status write kept conflicting; looking again", delay=timedelta(0))
+
+        async def derive_and_store(tx: Tx) -> tuple[Message | None, timedelta | None]:
+            stored = await self.load(tx, cluster_id)
+            fresh = failure
+            if stored is not None and stored.metadata.version != started and failure is not None:  # type: ignore[attr-defined]
+                fresh = None
+            written, requeue = await self._derive_and_store(tx, cluster_id, observation, fresh,
+                                                            cleanup_pending, auto_cleaned)
+            if fresh is not failure:
+                requeue = timedelta(0)
+            return written, requeue
+
+        return await write_retrying(self.store, derive_and_store, "cluster status write")
 
     async def _derive_and_store(
         self,
@@ -322,37 +318,13 @@ class ClusterReconciler(ObjectReconciler):
             remove_finalizer(desired, AUTO_CLEANUP_FINALIZER)
         if result.teardown_complete:
             remove_finalizer(desired)
-        written = await self.write(tx, desired, stored)
-        for event in result.events:
-            await lifecycle.record(tx, self.descriptor, written, event.type, event.reason, event.message)
+        written = await record_status(self, tx, desired, stored, result.events)
         if written is not stored:
             cluster_metrics.observe_transition(stored, written, now)
-            changed_at = self._changed_at.pop(cluster_id, None)
-            if changed_at is not None:
-                cluster_metrics.PROPAGATION.labels("cluster").observe(max(0.0, (now - changed_at).total_seconds()))
+            self.changes.committed(cluster_id, now)
         return written, result.requeue_after
 
-    def _requeue(self, hint: timedelta | None, observation: ClusterObservation) -> timedelta:
-        now = self.store.clock.now()
-        candidates = [RESYNC]
-        if hint is not None:
-            candidates.append(hint)
-        if observation.next_change_at is not None:
-            candidates.append(max(timedelta(0), observation.next_change_at - now))
-        return min(candidates)
-
     # -- helpers --------------------------------------------------------------------------------
-
-    async def _with_finalizer(self, cluster: Message) -> Message | None:
-        if CONTROLLER_FINALIZER in cluster.metadata.finalizers or is_deleting(cluster):  # type: ignore[attr-defined]
-            return cluster
-        async with self.store.write() as tx:
-            stored = await self.load(tx, cluster.id)  # type: ignore[attr-defined]
-            if stored is None:
-                return None
-            desired = copy(stored)
-            add_finalizer(desired)
-            return await self.write(tx, desired, stored)
 
     def _failure_of(self, cluster: Message) -> derivation.TerminalFailure | None:
         """The failure the stored status records, fed back as it was written (the message already
@@ -368,16 +340,9 @@ class ClusterReconciler(ObjectReconciler):
         assert value is not None
         return value
 
-    def _backoff(self, cluster_id: str, error: ProviderError) -> TransientError:
-        attempt = self._attempts.get(cluster_id, 0) + 1
-        self._attempts[cluster_id] = attempt
-        delay = min(BACKOFF_CAP, BACKOFF_BASE * 2 ** (attempt - 1))
-        log.info("cluster %s: provider call failed (attempt %d): %s", cluster_id, attempt, error.message)
-        return TransientError(f"retrying (attempt {attempt}): {error.message}", delay=delay)
-
     def _forget(self, cluster_id: str) -> None:
-        self._attempts.pop(cluster_id, None)
-        self._changed_at.pop(cluster_id, None)
+        self.retries.succeeded(cluster_id)
+        self.changes.forget(cluster_id)
         for key in [k for k in self._attached if k[0] == cluster_id]:
             del self._attached[key]
 

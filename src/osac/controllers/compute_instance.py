@@ -41,13 +41,21 @@ from osac.controllers.networking_metrics import CLEANUP_FAILURES
 from osac.controllers.objects import (
     CONTROLLER_FINALIZER,
     ObjectReconciler,
-    add_finalizer,
     copy,
     is_deleting,
     remove_finalizer,
 )
 from osac.controllers.provisioning import NetworkingContext
 from osac.controllers.runtime import ObjectKey, Result, TransientError
+from osac.controllers.workloads import (
+    ChangeLag,
+    ProviderRetries,
+    earliest_requeue,
+    ensure_controller_finalizer,
+    record_status,
+    until,
+    write_retrying,
+)
 from osac.providers.compute import RUN_ALWAYS, ComputeProvider, VirtualMachineObservation
 from osac.providers.interfaces import NetworkAttachmentSpec, TerminalProviderError, TransientProviderError
 from osac.services import workload_addresses
@@ -57,8 +65,7 @@ from osac.status import compute as derivation
 from osac.status.compute_proto import apply_view_to_status, view_from_status
 from osac.status.compute_views import DELETE_FAILED, RUNNING
 from osac.status.workloads import EVENT_READY
-from osac.store import lifecycle, schema
-from osac.store.errors import Conflict
+from osac.store import schema
 from osac.store.objects import Tx
 
 log = logging.getLogger(__name__)
@@ -73,7 +80,6 @@ TENANT_FAILED_POLL = timedelta(seconds=5)
 TEARDOWN_POLL = timedelta(seconds=1)
 #: While an attachment targeting the instance is about to become READY.
 EXTERNAL_ADDRESS_POLL = timedelta(seconds=1)
-WRITE_ATTEMPTS = 5
 
 
 @dataclass
@@ -127,19 +133,11 @@ class ComputeInstanceReconciler(ObjectReconciler):
         self.context = context
         self.provider = context.provider
         self.teardown = ComputeTeardown(services, context.provider, context.networking)
-        self._attempts: dict[str, int] = {}
+        self.retries = ProviderRetries("compute instance", context.networking.backoff)
         #: Ports this process created, by (instance id, interface): re-sent only when they change.
         self._ports: dict[tuple[str, str], NetworkAttachmentSpec] = {}
-        #: Earliest infrastructure change not yet reflected in a committed status, per instance.
-        self._changed_at: dict[str, datetime] = {}
-
-    # -- notices ----------------------------------------------------------------------------------
-
-    def notice(self, instance_id: str, changed_at: datetime) -> None:
-        """A provider change notice arrived for the instance (the key is enqueued by the caller)."""
-        earliest = self._changed_at.get(instance_id)
-        if earliest is None or changed_at < earliest:
-            self._changed_at[instance_id] = changed_at
+        #: Provider change notices not yet reflected in a committed status (the caller enqueues).
+        self.changes = ChangeLag(KIND)
 
     # -- the pass ---------------------------------------------------------------------------------
 
@@ -178,15 +176,18 @@ class ComputeInstanceReconciler(ObjectReconciler):
             if not tenant.ready:
                 outcome.tenant_poll = TENANT_POLL if tenant.phase == "PENDING" else TENANT_FAILED_POLL
             return outcome
-        held = await self._with_finalizer(instance)
-        if held is None:
-            return None
+        held = instance
+        if CONTROLLER_FINALIZER not in instance.metadata.finalizers:  # type: ignore[attr-defined]
+            written = await ensure_controller_finalizer(self, instance_id)
+            if written is None or is_deleting(written):
+                return None
+            held = written
         outcome = PassOutcome()
         try:
             await self._drive(held, previous, outcome)
-            self._attempts.pop(instance_id, None)
+            self.retries.succeeded(instance_id)
         except TransientProviderError as error:
-            outcome.retry = self._backoff(instance_id, error.message)
+            outcome.retry = self.retries.failed(instance_id, error.message)
         except TerminalProviderError as error:
             log.warning("compute instance %s: terminal provider error %s: %s", instance_id, error.reason, error.message)
             outcome.failure = derivation.ProviderFailure(error.reason, error.message)
@@ -256,16 +257,14 @@ class ComputeInstanceReconciler(ObjectReconciler):
 
     async def _write(self, instance_id: str, outcome: PassOutcome) -> WriteResult:
         """Derive from the stored object as it is now and write it under the version lock."""
-        for _ in range(WRITE_ATTEMPTS):
-            try:
-                async with self.store.write() as tx:
-                    result = await self._derive_and_store(tx, instance_id, outcome)
-            except Conflict:
-                continue
-            if result.replaced is not None and result.instance is not None and result.at is not None:
-                self._observe_change(result.replaced, result.instance, result.at, result.is_first_running)
-            return result
-        raise TransientError("compute instance status write kept conflicting; looking again", delay=timedelta(0))
+
+        async def derive_and_store(tx: Tx) -> WriteResult:
+            return await self._derive_and_store(tx, instance_id, outcome)
+
+        result = await write_retrying(self.store, derive_and_store, "compute instance status write")
+        if result.replaced is not None and result.instance is not None and result.at is not None:
+            self._observe_change(result.replaced, result.instance, result.at, result.is_first_running)
+        return result
 
     async def _derive_and_store(self, tx: Tx, instance_id: str, outcome: PassOutcome) -> WriteResult:
         stored = await self.load(tx, instance_id)
@@ -317,9 +316,7 @@ class ComputeInstanceReconciler(ObjectReconciler):
         is_first_running = (
             result.status.state == RUNNING and previous.state != RUNNING and not await _has_been_ready(tx, instance_id)
         )
-        written = await self.write(tx, updated, stored)
-        for event in result.events:
-            await lifecycle.record(tx, self.descriptor, written, event.type, event.reason, event.message)
+        written = await record_status(self, tx, updated, stored, result.events)
         return WriteResult(written, result.requeue_after, external.is_settling,
                            replaced=stored if written is not stored else None,
                            is_first_running=is_first_running, at=now)
@@ -331,60 +328,28 @@ class ComputeInstanceReconciler(ObjectReconciler):
             workload_metrics.COMPUTE_PROVISIONING_DURATION.observe(max(0.0, (now - created).total_seconds()))
         if after.status.state == DELETE_FAILED and before.status.state != DELETE_FAILED:  # type: ignore[attr-defined]
             CLEANUP_FAILURES.labels(KIND).inc()
-        changed_at = self._changed_at.pop(after.id, None)  # type: ignore[attr-defined]
-        if changed_at is not None:
-            cluster_metrics.PROPAGATION.labels(KIND).observe(max(0.0, (now - changed_at).total_seconds()))
+        self.changes.committed(after.id, now)  # type: ignore[attr-defined]
 
-    def _requeue(self, stored: WriteResult, outcome: PassOutcome) -> timedelta:
-        now = self.store.clock.now()
-        candidates = [RESYNC]
-        if stored.requeue_after is not None:
-            candidates.append(stored.requeue_after)
+    def _requeue(self, stored: WriteResult, outcome: PassOutcome) -> timedelta | None:
         observation = outcome.observation
-        if observation is not None and observation.next_change_at is not None:
-            candidates.append(observation.next_change_at - now)
-        if outcome.tenant_poll is not None:
-            candidates.append(outcome.tenant_poll)
-        if outcome.teardown is not None and outcome.teardown.is_waiting:
-            candidates.append(TEARDOWN_POLL)
-        if stored.is_settling:
-            candidates.append(EXTERNAL_ADDRESS_POLL)
-        return max(timedelta(0), min(candidates))
+        return earliest_requeue(
+            RESYNC,
+            stored.requeue_after,
+            until(observation.next_change_at, self.store.clock.now()) if observation is not None else None,
+            outcome.tenant_poll,
+            TEARDOWN_POLL if outcome.teardown is not None and outcome.teardown.is_waiting else None,
+            EXTERNAL_ADDRESS_POLL if stored.is_settling else None,
+        )
 
     # -- helpers --------------------------------------------------------------------------------
-
-    async def _with_finalizer(self, instance: Message) -> Message | None:
-        """The instance with the controller finalizer (added in its own write before the first
-        provider call); None when it was deleted or archived meanwhile."""
-        if CONTROLLER_FINALIZER in instance.metadata.finalizers:  # type: ignore[attr-defined]
-            return instance
-        for _ in range(WRITE_ATTEMPTS):
-            try:
-                async with self.store.write() as tx:
-                    stored = await self.load(tx, instance.id)  # type: ignore[attr-defined]
-                    if stored is None or is_deleting(stored):
-                        return None
-                    desired = copy(stored)
-                    add_finalizer(desired)
-                    return await self.write(tx, desired, stored)
-            except Conflict:
-                continue
-        raise TransientError("adding the finalizer kept conflicting; looking again", delay=timedelta(0))
-
-    def _backoff(self, instance_id: str, message: str) -> TransientError:
-        attempt = self._attempts.get(instance_id, 0) + 1
-        self._attempts[instance_id] = attempt
-        log.info("compute instance %s: provider call failed (attempt %d): %s", instance_id, attempt, message)
-        return TransientError(f"retrying (attempt {attempt}): {message}",
-                              delay=self.context.networking.backoff(attempt))
 
     def _forget_ports(self, instance_id: str) -> None:
         for key in [k for k in self._ports if k[0] == instance_id]:
             del self._ports[key]
 
     def _forget(self, instance_id: str) -> None:
-        self._attempts.pop(instance_id, None)
-        self._changed_at.pop(instance_id, None)
+        self.retries.succeeded(instance_id)
+        self.changes.forget(instance_id)
         self._forget_ports(instance_id)
         self.teardown.forget(instance_id)
 

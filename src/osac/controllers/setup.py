@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 from collections.abc import Iterable
 from typing import Any
 
+from google.protobuf.message import Message
 from sqlalchemy import select
 
 from osac.controllers import cluster_metrics, workload_metrics
@@ -24,15 +23,13 @@ from osac.controllers.external_ip_attachment import ExternalIPAttachmentReconcil
 from osac.controllers.external_ip_pool import ExternalIPPoolReconciler
 from osac.controllers.nat_gateway import NATGatewayReconciler
 from osac.controllers.network_class import NetworkClassReconciler
-from osac.controllers.notices import follow_notices
 from osac.controllers.provisioning import NetworkingContext
-from osac.controllers.runtime import ControllerManager, ObjectKey, Reconciler
+from osac.controllers.runtime import ControllerManager, Reconciler
 from osac.controllers.security_group import SecurityGroupReconciler
 from osac.controllers.subnet import SubnetReconciler
 from osac.controllers.tenant import TenantReconciler
 from osac.controllers.virtual_network import VirtualNetworkReconciler
-from osac.model import registry
-from osac.providers.interfaces import ChangeNotice
+from osac.controllers.workloads import enqueue_notices, follow_provider
 from osac.services.catalog import Services
 from osac.status.clusters import StallThresholds
 from osac.store.leases import DatabaseLeaseStore
@@ -116,30 +113,23 @@ async def start_controllers(application: Any) -> ControllerManager:
     bare_metal_reconciler = next((r for r in found if isinstance(r, BareMetalInstanceReconciler)), None)
     if bare_metal_reconciler is not None:
         follow_host_notices(application, manager, bare_metal_reconciler)
-    cluster_reconciler = next((r for r in found if isinstance(r, ClusterReconciler)), None)
-    if cluster_reconciler is not None:
-        reconciler = cluster_reconciler
-
-        def on_cluster_notice(notice: ChangeNotice) -> None:
-            reconciler.notice(notice.key, notice.changed_at)
-            manager.enqueue(ObjectKey("cluster", notice.key))
-
-        application.spawn(follow_notices(cluster_reconciler.provider, on_cluster_notice))
-        application.spawn(_refresh_cluster_gauges(application, manager))
+    _follow_clusters(application, manager, found)
     _follow_compute_instances(application, manager, found)
     return manager
 
 
-async def _refresh_cluster_gauges(application: Any, manager: ControllerManager) -> None:
-    """The §16 gauges, from the database, by the process that runs the cluster controller."""
-    kind = registry.get("cluster")
-    while True:
-        if "cluster" in manager.held_kinds:
-            with contextlib.suppress(Exception):
-                async with application.store.read() as tx:
-                    clusters = await tx.find(kind)
-                cluster_metrics.refresh_cluster_gauges(clusters, application.clock.now())
-        await asyncio.sleep(cluster_metrics.GAUGE_INTERVAL.total_seconds())
+def _follow_clusters(application: Any, manager: ControllerManager, found: list[Reconciler]) -> None:
+    """Provider notices wake the cluster reconciler; the §16 gauges follow the lease."""
+    reconciler = next((r for r in found if isinstance(r, ClusterReconciler)), None)
+    if reconciler is None:
+        return
+
+    async def refresh(clusters: list[Message]) -> None:
+        cluster_metrics.refresh_cluster_gauges(clusters, application.clock.now())
+
+    on_notice = enqueue_notices(manager, reconciler.kind, reconciler.changes)
+    follow_provider(application, manager, reconciler.provider, on_notice, reconciler.kind, refresh,
+                    cluster_metrics.GAUGE_INTERVAL)
 
 
 def _follow_compute_instances(application: Any, manager: ControllerManager, found: list[Reconciler]) -> None:
@@ -147,23 +137,10 @@ def _follow_compute_instances(application: Any, manager: ControllerManager, foun
     reconciler = next((r for r in found if isinstance(r, ComputeInstanceReconciler)), None)
     if reconciler is None:
         return
-    compute = reconciler
 
-    def on_notice(notice: ChangeNotice) -> None:
-        compute.notice(notice.key, notice.changed_at)
-        manager.enqueue(ObjectKey(compute.kind, notice.key))
+    async def refresh(instances: list[Message]) -> None:
+        workload_metrics.refresh_compute_gauges(instances)
 
-    application.spawn(follow_notices(compute.provider, on_notice))
-    application.spawn(_refresh_compute_gauges(application, manager))
-
-
-async def _refresh_compute_gauges(application: Any, manager: ControllerManager) -> None:
-    """``osac_compute_instances``, from the database, by the process that runs the controller."""
-    kind = registry.get("compute_instance")
-    while True:
-        if kind.name in manager.held_kinds:
-            with contextlib.suppress(Exception):
-                async with application.store.read() as tx:
-                    instances = await tx.find(kind)
-                workload_metrics.refresh_compute_gauges(instances)
-        await asyncio.sleep(cluster_metrics.GAUGE_INTERVAL.total_seconds())
+    on_notice = enqueue_notices(manager, reconciler.kind, reconciler.changes)
+    follow_provider(application, manager, reconciler.provider, on_notice, reconciler.kind, refresh,
+                    cluster_metrics.GAUGE_INTERVAL)

@@ -36,7 +36,6 @@ from osac.api.private.v1 import bare_metal_instance_type_pb2 as bare_metal
 from osac.model import registry
 from osac.services import (
     attachments,
-    external_ip_attachment,
     gates,
     workload_addresses,
     workload_attachments,
@@ -84,9 +83,7 @@ class BareMetalInstanceBehaviour(Behaviour):
         workload_interfaces.resolve_interfaces(ATTACHMENTS, items, host_type)
         workload_attachments.require_one_primary(ATTACHMENTS, items)
         await attachments.validate(tx, ATTACHMENTS, items, workload=WORKLOAD)
-        await workload_addresses.reserve_attachment_addresses(tx, self.kind.name, obj.id, [a.subnet for a in items])
-        if spec.auto_external_ip_attachment and attachments.AUTO_CLEANUP_FINALIZER not in obj.metadata.finalizers:
-            obj.metadata.finalizers.append(attachments.AUTO_CLEANUP_FINALIZER)
+        await workload_attachments.reserve_on_create(tx, self.kind, obj, items)
         obj.status.CopyFrom(workload_status.initial_bare_metal_instance_status(tx.clock.now(), spec.restart_trigger))
 
     async def _prepare_update(self, ctx: WriteContext, obj: Any, stored: Any) -> None:
@@ -110,10 +107,7 @@ class BareMetalInstanceBehaviour(Behaviour):
         await workload_teardown.resume_teardown(ctx, self.kind, obj)
 
     async def after_create(self, ctx: WriteContext, obj: Message) -> None:
-        if obj.spec.auto_external_ip_attachment:  # type: ignore[attr-defined]
-            await attachments.provision_auto_external_ips(
-                ctx, self.kind, obj, [external_ip_attachment.ENDPOINT_UNSPECIFIED]
-            )
+        await workload_attachments.provision_auto_access(ctx, self.kind, obj)
 
     async def after_archive(self, tx: Tx, obj: Message) -> None:
         await workload_addresses.release_attachment_addresses(tx, self.kind.name, obj.id)  # type: ignore[attr-defined]

@@ -37,7 +37,6 @@ from google.protobuf.message import Message
 from osac.model import registry
 from osac.providers.interfaces import ProviderError
 from osac.services import (
-    attachments,
     cluster_addresses,
     cluster_attachment,
     cluster_failures,
@@ -47,6 +46,7 @@ from osac.services import (
     cluster_status,
     external_ip_attachment,
     gates,
+    workload_attachments,
 )
 from osac.services.behaviour import Behaviour, WriteContext
 from osac.services.errors import InvalidArgument, Unavailable
@@ -97,8 +97,7 @@ class ClusterBehaviour(Behaviour):
         cluster_attachment.check_cidrs(spec, subnet)
         vips = await cluster_addresses.reserve_vips(tx, subnet, obj.id)  # type: ignore[attr-defined]
         await cluster_addresses.reserve_nodes(tx, subnet, obj.id, cluster_node_sets.grown(spec, None))  # type: ignore[attr-defined]
-        if spec.auto_external_ip_attachment and attachments.AUTO_CLEANUP_FINALIZER not in obj.metadata.finalizers:  # type: ignore[attr-defined]
-            obj.metadata.finalizers.append(attachments.AUTO_CLEANUP_FINALIZER)  # type: ignore[attr-defined]
+        workload_attachments.hold_auto_cleanup(obj)
         now = obj.metadata.creation_timestamp.ToDatetime(tzinfo=UTC)  # type: ignore[attr-defined]
         ctx.notes.extend(cluster_status.first_derivation(obj, now, vips))
 
@@ -119,8 +118,7 @@ class ClusterBehaviour(Behaviour):
             await cluster_addresses.reserve_nodes(tx, subnet, obj.id, growth)  # type: ignore[attr-defined]
 
     async def after_create(self, ctx: WriteContext, obj: Message) -> None:
-        if obj.spec.auto_external_ip_attachment:  # type: ignore[attr-defined]
-            await attachments.provision_auto_external_ips(ctx, self.kind, obj, AUTO_ENDPOINTS)
+        await workload_attachments.provision_auto_access(ctx, self.kind, obj, AUTO_ENDPOINTS)
 
     async def after_archive(self, tx: Tx, obj: Message) -> None:
         await cluster_addresses.release_all(tx, obj.id)  # type: ignore[attr-defined]

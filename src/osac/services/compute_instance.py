@@ -28,7 +28,6 @@ from google.protobuf.message import Message
 
 from osac.services import (
     attachments,
-    external_ip_attachment,
     workload_addresses,
     workload_attachments,
     workload_legacy_attachments,
@@ -69,9 +68,7 @@ class ComputeInstanceBehaviour(Behaviour):
         workload_attachments.require_one_primary(ATTACHMENTS, items)
         vn = await attachments.validate(tx, ATTACHMENTS, items, workload=WORKLOAD)
         await attachments.require_k8s_manager(tx, vn, "ComputeInstances")
-        await workload_addresses.reserve_attachment_addresses(tx, self.kind.name, obj.id, [a.subnet for a in items])
-        if spec.auto_external_ip_attachment and attachments.AUTO_CLEANUP_FINALIZER not in obj.metadata.finalizers:
-            obj.metadata.finalizers.append(attachments.AUTO_CLEANUP_FINALIZER)
+        await workload_attachments.reserve_on_create(tx, self.kind, obj, items)
         obj.status.CopyFrom(workload_status.initial_compute_instance_status(tx.clock.now()))
 
     async def _prepare_update(self, ctx: WriteContext, obj: Any, stored: Any) -> None:
@@ -91,10 +88,7 @@ class ComputeInstanceBehaviour(Behaviour):
         workload_restarts.accept_restart_request(self.kind, stored, obj)
 
     async def after_create(self, ctx: WriteContext, obj: Message) -> None:
-        if obj.spec.auto_external_ip_attachment:  # type: ignore[attr-defined]
-            await attachments.provision_auto_external_ips(
-                ctx, self.kind, obj, [external_ip_attachment.ENDPOINT_UNSPECIFIED]
-            )
+        await workload_attachments.provision_auto_access(ctx, self.kind, obj)
 
     async def after_archive(self, tx: Tx, obj: Message) -> None:
         await workload_addresses.release_attachment_addresses(tx, self.kind.name, obj.id)  # type: ignore[attr-defined]

@@ -7,6 +7,9 @@ entry keeps its subnet, primary flag and (bare metal) interface; only its securi
 and are re-applied to the port without touching the instance's state. An entry that leaves an
 immutable field empty keeps the stored value, as an omitted immutable field does (api.md §2.5);
 an Update that leaves the whole list empty keeps the stored list.
+
+The create-time reservations and the automatic external access (``reserve_on_create``,
+``hold_auto_cleanup``, ``provision_auto_access``) are shared with Cluster as well.
 """
 
 from __future__ import annotations
@@ -17,10 +20,38 @@ from typing import Any
 from google.protobuf.message import Message
 
 from osac.model import registry
-from osac.services import attachments, gates
+from osac.model.kinds import Kind
+from osac.services import attachments, external_ip_attachment, gates, workload_addresses
 from osac.services.behaviour import WriteContext
 from osac.services.errors import InvalidArgument
-from osac.store.objects import object_label
+from osac.store.objects import Tx, object_label
+
+
+async def reserve_on_create(
+    tx: Tx, kind: Kind, obj: Message, items: Sequence[Any]
+) -> None:
+    """The create-time reservations of a workload: one address per attachment on its subnet, and
+    the auto-cleanup finalizer when it asks for automatic external access (its auto-provisioned
+    children must be gone before it is archived)."""
+    object_id: str = obj.id  # type: ignore[attr-defined]
+    await workload_addresses.reserve_attachment_addresses(tx, kind.name, object_id, [a.subnet for a in items])
+    hold_auto_cleanup(obj)
+
+
+def hold_auto_cleanup(obj: Message) -> None:
+    """Add the auto-cleanup finalizer to a new workload that asks for automatic external access."""
+    metadata = obj.metadata  # type: ignore[attr-defined]
+    if obj.spec.auto_external_ip_attachment and attachments.AUTO_CLEANUP_FINALIZER not in metadata.finalizers:  # type: ignore[attr-defined]
+        metadata.finalizers.append(attachments.AUTO_CLEANUP_FINALIZER)
+
+
+async def provision_auto_access(
+    ctx: WriteContext, kind: Kind, obj: Message, endpoints: Sequence[int] = (external_ip_attachment.ENDPOINT_UNSPECIFIED,)
+) -> None:
+    """After create: the external IPs and attachments of a workload that asks for automatic
+    external access (one unspecified endpoint unless the kind names its own)."""
+    if obj.spec.auto_external_ip_attachment:  # type: ignore[attr-defined]
+        await attachments.provision_auto_external_ips(ctx, kind, obj, endpoints)
 
 
 async def fill_omitted(

@@ -22,19 +22,18 @@ from osac.status.baremetal_views import (
     BareMetalContext,
     BareMetalInstanceStatusView,
 )
-from osac.status.common import FALSE, TRUE, ConditionView, condition
+from osac.status.common import TRUE, ConditionView
 from osac.status.metal3 import HostReading
+from osac.status.workloads import RESTART_IN_PROGRESS as RESTART_IN_PROGRESS_REASON
 from osac.status.workloads import (
-    AS_EXPECTED,
-    RESTART_COMPLETED,
     RESTART_REQUESTED,
+    RestartConditionTypes,
     duration_text,
     is_true,
     timestamp_text,
-    without_time,
 )
-from osac.status.workloads import RESTART_FAILED as RESTART_FAILED_REASON
-from osac.status.workloads import RESTART_IN_PROGRESS as RESTART_IN_PROGRESS_REASON
+
+_TYPES = RestartConditionTypes(RESTART_IN_PROGRESS, RESTART_FAILED)
 
 
 @dataclass(frozen=True)
@@ -65,9 +64,7 @@ def derive_power_cycle(
     now: datetime,
 ) -> PowerCycleConditions:
     """The restart conditions for one reconcile; ``is_ready`` is the new READY."""
-    previous_in_progress = condition(previous.conditions, RESTART_IN_PROGRESS)
-    previous_failed = condition(previous.conditions, RESTART_FAILED)
-    failed_kept = without_time(previous_failed) or ConditionView(RESTART_FAILED, FALSE, AS_EXPECTED)
+    previous_in_progress, failed_kept = _TYPES.read_previous(previous.conditions)
     trigger = context.restart_trigger
     timeout = context.restart_timeout
 
@@ -82,21 +79,14 @@ def derive_power_cycle(
         return PowerCycleConditions(requested, failed_kept, previous.restart_trigger, context.restart.started_at + timeout)
 
     if previous_in_progress is None or not previous_in_progress.is_true:
-        idle = without_time(previous_in_progress) or ConditionView(RESTART_IN_PROGRESS, FALSE, AS_EXPECTED)
-        return PowerCycleConditions(idle, failed_kept, previous.restart_trigger, None)
+        return PowerCycleConditions(_TYPES.idle(previous_in_progress), failed_kept, previous.restart_trigger, None)
 
     if context.restart.error:
         return _failure(context.restart.error, trigger)
     has_gone_down = previous_in_progress.reason == RESTART_IN_PROGRESS_REASON
     if is_ready and has_gone_down:
-        return PowerCycleConditions(
-            ConditionView(
-                RESTART_IN_PROGRESS, FALSE, RESTART_COMPLETED, f"power cycle for restart_trigger {trigger} completed"
-            ),
-            ConditionView(RESTART_FAILED, FALSE, AS_EXPECTED),
-            trigger,
-            None,
-        )
+        in_progress, failed = _TYPES.completion(f"power cycle for restart_trigger {trigger} completed")
+        return PowerCycleConditions(in_progress, failed, trigger, None)
     start = previous_in_progress.last_transition_time or now
     deadline = start + timeout
     if now >= deadline:
@@ -116,10 +106,6 @@ def _timed_out(start: datetime, timeout: timedelta, trigger: int) -> PowerCycleC
 
 
 def _failure(message: str, trigger: int) -> PowerCycleConditions:
-    return PowerCycleConditions(
-        ConditionView(RESTART_IN_PROGRESS, FALSE, RESTART_FAILED_REASON, message),
-        ConditionView(RESTART_FAILED, TRUE, RESTART_FAILED_REASON, message),
-        trigger,
-        None,
-    )
+    in_progress, failed = _TYPES.failure(message)
+    return PowerCycleConditions(in_progress, failed, trigger, None)
 

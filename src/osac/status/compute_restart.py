@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from osac.status.common import FALSE, TRUE, ConditionView, condition
+from osac.status.common import TRUE, ConditionView
 from osac.status.compute_views import (
     PAUSED,
     RESTART_FAILED,
@@ -22,22 +22,20 @@ from osac.status.compute_views import (
     ComputeRestart,
 )
 from osac.status.kubevirt import PAUSED_STATUS, RUNNING_STATUS, ComputeObservation
+from osac.status.workloads import RESTART_IN_PROGRESS as RESTART_IN_PROGRESS_REASON
 from osac.status.workloads import (
-    AS_EXPECTED,
-    RESTART_COMPLETED,
     RESTART_REQUESTED,
+    RestartConditionTypes,
     duration_text,
     is_true,
     timestamp_text,
-    without_time,
 )
-from osac.status.workloads import RESTART_FAILED as RESTART_FAILED_REASON
-from osac.status.workloads import RESTART_IN_PROGRESS as RESTART_IN_PROGRESS_REASON
 
 #: The FAILED_PRECONDITION message of compute.md §2.5 step 1.
 RESTART_REQUIRES_RUNNING = "restart requires a running instance"
 
 _RESTARTABLE_STATES = frozenset({RUNNING, PAUSED})
+_TYPES = RestartConditionTypes(RESTART_IN_PROGRESS, RESTART_FAILED)
 
 
 @dataclass(frozen=True)
@@ -94,9 +92,7 @@ def derive_restart(
     now: datetime,
 ) -> RestartConditions:
     """Steps 2 to 4 of compute.md §2.5 for one reconcile; ``is_ready`` is the new READY."""
-    previous_in_progress = condition(previous.conditions, RESTART_IN_PROGRESS)
-    previous_failed = condition(previous.conditions, RESTART_FAILED)
-    failed_kept = without_time(previous_failed) or ConditionView(RESTART_FAILED, FALSE, AS_EXPECTED)
+    previous_in_progress, failed_kept = _TYPES.read_previous(previous.conditions)
 
     if restart.started_at is not None:
         start = restart.started_at
@@ -110,21 +106,14 @@ def derive_restart(
         return RestartConditions(in_progress, failed_kept, start, start + timeout)
 
     if previous_in_progress is None or not previous_in_progress.is_true:
-        idle = without_time(previous_in_progress) or ConditionView(RESTART_IN_PROGRESS, FALSE, AS_EXPECTED)
-        return RestartConditions(idle, failed_kept, previous.last_restarted_at, None)
+        return RestartConditions(_TYPES.idle(previous_in_progress), failed_kept, previous.last_restarted_at, None)
 
     start = previous.last_restarted_at or previous_in_progress.last_transition_time or now
     if restart.error:
         return _failure(restart.error, start)
     if _has_completed(observation, start, is_ready):
-        return RestartConditions(
-            ConditionView(
-                RESTART_IN_PROGRESS, FALSE, RESTART_COMPLETED, f"restart started at {timestamp_text(start)} completed"
-            ),
-            ConditionView(RESTART_FAILED, FALSE, AS_EXPECTED),
-            start,
-            None,
-        )
+        in_progress, failed = _TYPES.completion(f"restart started at {timestamp_text(start)} completed")
+        return RestartConditions(in_progress, failed, start, None)
     deadline = start + timeout
     if now >= deadline:
         return _timed_out(start, timeout)
@@ -137,12 +126,8 @@ def derive_restart(
 def _failure(message: str, start: datetime) -> RestartConditions:
     """A failed restart consumes its request: ``last_restarted_at`` keeps its start, so only a
     newer request restarts again."""
-    return RestartConditions(
-        ConditionView(RESTART_IN_PROGRESS, FALSE, RESTART_FAILED_REASON, message),
-        ConditionView(RESTART_FAILED, TRUE, RESTART_FAILED_REASON, message),
-        start,
-        None,
-    )
+    in_progress, failed = _TYPES.failure(message)
+    return RestartConditions(in_progress, failed, start, None)
 
 
 def _timed_out(start: datetime, timeout: timedelta) -> RestartConditions:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from osac.status.common import ConditionView, condition
+from osac.status.common import FALSE, TRUE, ConditionView, condition
 
 #: PROVISIONED reason of both kinds while the tenant is not READY (nothing provisioned yet).
 TENANT_NOT_READY = "TenantNotReady"
@@ -89,6 +89,39 @@ def without_time(found: ConditionView | None) -> ConditionView | None:
 def turned_true(previous: Sequence[ConditionView], new: Sequence[ConditionView], condition_type: int) -> bool:
     """The guard of every "X turns TRUE" event: a replayed derivation finds it TRUE already."""
     return is_true(new, condition_type) and not is_true(previous, condition_type)
+
+
+@dataclass(frozen=True)
+class RestartConditionTypes:
+    """One kind's numbers of the RESTART_IN_PROGRESS and RESTART_FAILED condition types, and the
+    condition pairs both kinds' restart derivations build from them (unstamped)."""
+
+    in_progress: int
+    failed: int
+
+    def read_previous(self, conditions: Sequence[ConditionView]) -> tuple[ConditionView | None, ConditionView]:
+        """The stored RESTART_IN_PROGRESS (None when absent) and RESTART_FAILED as a restart that
+        does not fail keeps it (``AsExpected`` when absent)."""
+        failed = without_time(condition(conditions, self.failed)) or ConditionView(self.failed, FALSE, AS_EXPECTED)
+        return condition(conditions, self.in_progress), failed
+
+    def idle(self, previous_in_progress: ConditionView | None) -> ConditionView:
+        """RESTART_IN_PROGRESS while no restart runs: kept as stored, else ``AsExpected``."""
+        return without_time(previous_in_progress) or ConditionView(self.in_progress, FALSE, AS_EXPECTED)
+
+    def failure(self, message: str) -> tuple[ConditionView, ConditionView]:
+        """A restart that failed: no longer in progress, RESTART_FAILED TRUE, both saying why."""
+        return (
+            ConditionView(self.in_progress, FALSE, RESTART_FAILED, message),
+            ConditionView(self.failed, TRUE, RESTART_FAILED, message),
+        )
+
+    def completion(self, message: str) -> tuple[ConditionView, ConditionView]:
+        """A restart that completed: no longer in progress, and RESTART_FAILED cleared."""
+        return (
+            ConditionView(self.in_progress, FALSE, RESTART_COMPLETED, message),
+            ConditionView(self.failed, FALSE, AS_EXPECTED),
+        )
 
 
 def timestamp_text(value: datetime) -> str:

@@ -1,0 +1,191 @@
+"""What the workload reconcilers (cluster, compute instance, bare-metal instance) share.
+
+Each of them drives a provider and derives a status from what it observes, so each pass ends the
+same way, and these pieces keep that way in one place:
+
+- ``ensure_controller_finalizer``: the controller finalizer is added in its own write before the
+  first provider call, so an object is never left with infrastructure and no finalizer;
+- ``write_retrying``: the status write runs under the version lock and is re-derived from a fresh
+  read on ``Conflict`` (concurrent spec edits are never lost, events never duplicated), a bounded
+  number of times before the pass gives way to the next one;
+- ``record_status``: the derived status and its lifecycle events go into one transaction;
+- ``earliest_requeue``: the next pass is due at the earliest of the hints (derivation deadlines,
+  the provider's ``next_change_at``, polls, the resync bound);
+- ``ProviderRetries``: capped exponential backoff of failed provider calls, per object;
+- ``ChangeLag``: how long a provider change notice took to reach a committed status;
+- ``follow_provider``: the per-provider wiring of notices and population gauges.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime, timedelta
+from typing import Any, TypeVar
+
+from google.protobuf.message import Message
+
+from osac.controllers import cluster_metrics
+from osac.controllers.notices import NoticeSource, follow_notices
+from osac.controllers.objects import ObjectReconciler, add_finalizer, copy, is_deleting
+from osac.controllers.runtime import ControllerManager, ObjectKey, TransientError
+from osac.model import registry
+from osac.providers.interfaces import ChangeNotice
+from osac.status.common import LifecycleEventView
+from osac.store import lifecycle
+from osac.store.errors import Conflict
+from osac.store.objects import Store, Tx
+
+log = logging.getLogger(__name__)
+
+#: How many times a write meeting ``Conflict`` is re-derived before the pass is retried instead.
+WRITE_ATTEMPTS = 5
+
+_T = TypeVar("_T")
+
+
+async def write_retrying(store: Store, write: Callable[[Tx], Awaitable[_T]], what: str) -> _T:
+    """Run ``write`` in a write transaction, again from a fresh read while it meets ``Conflict``.
+
+    :raises TransientError: still conflicting after ``WRITE_ATTEMPTS`` tries (``what`` names the
+        write in the message); the pass runs again at once.
+    """
+    for _ in range(WRITE_ATTEMPTS):
+        try:
+            async with store.write() as tx:
+                return await write(tx)
+        except Conflict:
+            continue
+    raise TransientError(f"{what} kept conflicting; looking again", delay=timedelta(0))
+
+
+async def ensure_controller_finalizer(reconciler: ObjectReconciler, object_id: str) -> Message | None:
+    """The object as stored once it holds the controller finalizer, added in its own write.
+
+    An object being deleted meanwhile is returned as stored, without a new finalizer (the caller
+    sees it with ``is_deleting``); None once it is archived.
+
+    :raises TransientError: the write kept conflicting.
+    """
+
+    async def add(tx: Tx) -> Message | None:
+        stored = await reconciler.load(tx, object_id)
+        if stored is None or is_deleting(stored):
+            return stored
+        desired = copy(stored)
+        add_finalizer(desired)
+        return await reconciler.write(tx, desired, stored)
+
+    return await write_retrying(reconciler.store, add, "adding the finalizer")
+
+
+async def record_status(
+    reconciler: ObjectReconciler, tx: Tx, desired: Message, stored: Message, events: Sequence[LifecycleEventView]
+) -> Message:
+    """Write ``desired`` over ``stored`` and record the derivation's events in the same
+    transaction; returns the object as written."""
+    written = await reconciler.write(tx, desired, stored)
+    for event in events:
+        await lifecycle.record(tx, reconciler.descriptor, written, event.type, event.reason, event.message)
+    return written
+
+
+def until(moment: datetime | None, now: datetime) -> timedelta | None:
+    """The wait until ``moment`` (negative once it passed); None when there is no moment."""
+    return None if moment is None else moment - now
+
+
+def earliest_requeue(*waits: timedelta | None) -> timedelta | None:
+    """The shortest of the given waits, none below zero; None when none is given."""
+    given = [wait for wait in waits if wait is not None]
+    return max(timedelta(0), min(given)) if given else None
+
+
+class ProviderRetries:
+    """Failed provider calls per object, each answered with a ``TransientError`` whose delay
+    grows with the attempt (``delay(attempt)``); a success or a forgotten object starts over."""
+
+    def __init__(self, label: str, delay: Callable[[int], timedelta]) -> None:
+        self.label = label
+        self.delay = delay
+        self._attempts: dict[str, int] = {}
+
+    def failed(self, object_id: str, message: str) -> TransientError:
+        """Count one more failure of ``object_id``; the error to raise after the status write."""
+        attempt = self._attempts.get(object_id, 0) + 1
+        self._attempts[object_id] = attempt
+        log.info("%s %s: provider call failed (attempt %d): %s", self.label, object_id, attempt, message)
+        return TransientError(f"retrying (attempt {attempt}): {message}", delay=self.delay(attempt))
+
+    def succeeded(self, object_id: str) -> None:
+        self._attempts.pop(object_id, None)
+
+
+class ChangeLag:
+    """The earliest provider change per object not yet reflected in a committed status, observed
+    as ``osac_status_propagation_seconds`` once a status write commits."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self._changed_at: dict[str, datetime] = {}
+
+    def notice(self, object_id: str, changed_at: datetime) -> None:
+        earliest = self._changed_at.get(object_id)
+        if earliest is None or changed_at < earliest:
+            self._changed_at[object_id] = changed_at
+
+    def committed(self, object_id: str, now: datetime) -> None:
+        """A status write of ``object_id`` that changed something committed at ``now``."""
+        changed_at = self._changed_at.pop(object_id, None)
+        if changed_at is not None:
+            cluster_metrics.PROPAGATION.labels(self.label).observe(max(0.0, (now - changed_at).total_seconds()))
+
+    def forget(self, object_id: str) -> None:
+        self._changed_at.pop(object_id, None)
+
+
+def follow_provider(
+    application: Any,
+    manager: ControllerManager,
+    provider: NoticeSource,
+    on_notice: Callable[[ChangeNotice], None],
+    kind: str,
+    refresh: Callable[[list[Message]], Awaitable[None]],
+    interval: timedelta,
+) -> None:
+    """Call ``on_notice`` on every change notice of ``provider``, and keep the population gauges
+    of ``kind`` fresh (``refresh`` with every stored object, each ``interval``) while this
+    process holds the controller lease of ``kind``. ``application`` is the server's
+    ``Application`` (typed loosely: controllers sit below the server layer)."""
+    application.spawn(follow_notices(provider, on_notice))
+    application.spawn(_refresh_gauges(application, manager, kind, refresh, interval))
+
+
+def enqueue_notices(manager: ControllerManager, kind: str, lag: ChangeLag) -> Callable[[ChangeNotice], None]:
+    """The notice handler of a provider whose notice key is the object id."""
+
+    def on_notice(notice: ChangeNotice) -> None:
+        lag.notice(notice.key, notice.changed_at)
+        manager.enqueue(ObjectKey(kind, notice.key))
+
+    return on_notice
+
+
+async def _refresh_gauges(
+    application: Any,
+    manager: ControllerManager,
+    kind: str,
+    refresh: Callable[[list[Message]], Awaitable[None]],
+    interval: timedelta,
+) -> None:
+    descriptor = registry.get(kind)
+    while True:
+        if kind in manager.held_kinds:
+            try:
+                async with application.store.read() as tx:
+                    found = await tx.find(descriptor)
+                await refresh(list(found))
+            except Exception:  # the gauges wait for the next round; the controllers go on
+                log.warning("%s gauges could not be refreshed", kind, exc_info=True)
+        await asyncio.sleep(interval.total_seconds())
