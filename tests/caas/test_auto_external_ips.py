@@ -4,10 +4,9 @@ labelled for it; without capacity for both, nothing at all is stored."""
 
 from __future__ import annotations
 
-from osac.auth.subject import Role
 from tests.caas.conftest import Caas, error
-from tests.support.networking import PRIVATE, PUBLIC, set_state
-from tests.support.watching import payload, read_events
+from tests.support.networking import PUBLIC, set_state
+from tests.support.watching import outbox_after
 
 AUTO = "osac.openshift.io/auto-provisioned"
 AUTO_FOR = "osac.openshift.io/auto-provisioned-for"
@@ -46,10 +45,7 @@ async def test_two_external_ips_and_attachments_come_with_the_cluster(caas: Caas
     [auto] = [e for e in events if e["reason"] == "AutoExternalIPCreated"]
     assert eips[0]["status"]["address"] in auto["message"] and eips[1]["status"]["address"] in auto["message"]
 
-    token = caas.server.token(Role.PROVIDER_ADMIN, user="root")
-    lines = await read_events(caas.server.http_url, token, path=f"{PRIVATE}/events/watch",
-                              params={"after_revision": str(before)}, idle=1.0)
-    written = [(int(line["result"]["event"]["revision"]), payload(line)[0]) for line in lines]
+    written = [(revision, kind) for revision, _, kind in await outbox_after(caas.server.app, before)]
     revisions = [revision for revision, _ in written]
     assert revisions == list(range(revisions[0], revisions[0] + len(revisions)))  # one transaction
     kinds = [kind for _, kind in written]

@@ -49,3 +49,14 @@ def payload(line: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         if key not in ("id", "type", "revision"):
             return key, value
     raise AssertionError(f"no payload in {event}")
+
+
+async def outbox_after(app: Any, revision: int) -> list[tuple[int, str, str]]:
+    """``(revision, event type, kind)`` of every change committed after ``revision``, read from
+    the server's outbox (what every Watch stream delivers), in revision order."""
+    from osac.store import outbox
+
+    async with app.store.read() as tx:
+        stored = await outbox.events_after(tx, revision)
+    names = {1: "CREATED", 2: "UPDATED", 3: "DELETED"}
+    return [(event.revision, names.get(event.type, str(event.type)), event.kind) for event in stored]

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from osac.auth.subject import Role
 from osac.services.allocation_metrics import ALLOCATION_FAILURES
 from tests.support.networking import find_by_name, set_state
-from tests.support.watching import payload, read_events
+from tests.support.watching import outbox_after
 from tests.workloads.conftest import BMS, VMS, Workloads, failure
 
 AUTO = "osac.openshift.io/auto-provisioned"
@@ -40,13 +39,11 @@ async def test_instances_get_an_external_ip_in_their_create_transaction(wl: Work
     assert "finalizers" not in vm["metadata"]  # private-only field
 
     # One transaction: the Create's events carry consecutive revisions, nothing in between.
-    token = wl.server.token(Role.PROVIDER_ADMIN, user="root")
-    lines = await read_events(wl.server.http_url, token, params={"after_revision": str(before)}, count=5)
-    seen = [(line["result"]["event"]["type"].removeprefix("EVENT_TYPE_OBJECT_"), payload(line)[0]) for line in lines]
-    assert seen == [("UPDATED", "subnet"), ("CREATED", "compute_instance"), ("CREATED", "external_ip"),
-                    ("CREATED", "external_ip_attachment"), ("UPDATED", "external_ip_pool")]
-    revisions = [int(line["result"]["event"]["revision"]) for line in lines]
-    assert revisions == list(range(before + 1, before + 6))
+    written = (await outbox_after(wl.server.app, before))[:5]
+    assert [(kind_of_change, kind) for _, kind_of_change, kind in written] == [
+        ("UPDATED", "subnet"), ("CREATED", "compute_instance"), ("CREATED", "external_ip"),
+        ("CREATED", "external_ip_attachment"), ("UPDATED", "external_ip_pool")]
+    assert [revision for revision, _, _ in written] == list(range(before + 1, before + 6))
 
     server = await wl.create(BMS, {"metadata": {"name": "bm"}, "spec": {"host_type": "bm-standard",
                                                                          "auto_external_ip_attachment": True}})
