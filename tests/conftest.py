@@ -3,12 +3,24 @@
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import AsyncIterator, Iterator
+from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
+
+from tests.support.pg_databases import PgDatabases
+from tests.support.prepared import (
+    Databases,
+    PgCopies,
+    Prepare,
+    PreparedStates,
+    Recipe,
+    SqliteFiles,
+    copy_sqlite,
+)
 
 PG_ADMIN_DSN = os.environ.get("OSAC_TEST_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
 
@@ -36,29 +48,102 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip)
 
 
-@pytest.fixture
-def pg_database() -> Iterator[str]:
-    """A fresh, empty PostgreSQL database for one test; dropped afterwards."""
-    name = f"osac_t_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(PG_ADMIN_DSN, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    base = PG_ADMIN_DSN.rsplit("/", 1)[0]
+@pytest.fixture(scope="session")
+def pg_databases() -> Iterator[PgDatabases]:
+    """The session's PostgreSQL databases, reused between tests (``tests.support.pg_databases``)."""
+    if not PG_AVAILABLE:
+        pytest.skip("PostgreSQL not reachable")
+    databases = PgDatabases(PG_ADMIN_DSN)
     try:
-        yield f"{base}/{name}".replace("postgresql://", "postgresql+psycopg://")
+        yield databases
     finally:
-        with psycopg.connect(PG_ADMIN_DSN, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        databases.close()
+
+
+@pytest.fixture(scope="session")
+def pg_migrated_template(pg_databases: PgDatabases) -> str:
+    """A PostgreSQL database migrated once per session, the source of every test's database."""
+    from osac.store.engine import migrate
+
+    name = pg_databases.create()
+    migrate(pg_databases.url(name))
+    return name
+
+
+@pytest.fixture(scope="session")
+def sqlite_migrated_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite file migrated once per session; each test starts from a copy."""
+    from osac.store.engine import migrate
+
+    path = tmp_path_factory.mktemp("migrated") / "osac.sqlite"
+    migrate(f"sqlite:///{path}")
+    return path
+
+
+@pytest.fixture
+def pg_database(pg_databases: PgDatabases, pg_migrated_template: str) -> Iterator[str]:
+    """A PostgreSQL database of this test's own with the current schema and no rows."""
+    with pg_databases.borrow(pg_migrated_template) as name:
+        yield pg_databases.url(name)
+
+
+@pytest.fixture
+def new_pg_database(pg_databases: PgDatabases, pg_migrated_template: str) -> Iterator[str]:
+    """A PostgreSQL database created for this test alone (the current schema, no rows, and no
+    planner statistics yet, which a reused database would carry over from earlier tests)."""
+    name = pg_databases.create(template=pg_migrated_template)
+    try:
+        yield pg_databases.url(name)
+    finally:
+        pg_databases.drop(name)
+
+
+@pytest.fixture
+def empty_pg_database(pg_databases: PgDatabases) -> Iterator[str]:
+    """A new PostgreSQL database without any table, for tests of the migrations themselves."""
+    name = pg_databases.create()
+    try:
+        yield pg_databases.url(name)
+    finally:
+        pg_databases.drop(name)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+def db_engine(request: pytest.FixtureRequest) -> str:
     """Every store and API test runs on both engines."""
-    if request.param == "sqlite":
-        yield f"sqlite+aiosqlite:///{tmp_path / 'osac.sqlite'}"
+    if request.param == "postgresql" and not PG_AVAILABLE:
+        pytest.skip("PostgreSQL not reachable")
+    return str(request.param)
+
+
+@pytest.fixture
+def db_url(db_engine: str, request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A database of this test's own that starts with the current schema and no rows."""
+    if db_engine == "sqlite":
+        return copy_sqlite(request.getfixturevalue("sqlite_migrated_template"), tmp_path)
+    return str(request.getfixturevalue("pg_database"))
+
+
+@pytest.fixture(scope="session")
+def prepared_states() -> PreparedStates:
+    """States built once per session and copied for each test (``tests.support.prepared``)."""
+    return PreparedStates()
+
+
+@pytest.fixture
+def prepared(db_engine: str, prepared_states: PreparedStates, tmp_path: Path, request: pytest.FixtureRequest
+             ) -> Iterator[Prepare]:
+    """``await prepared(name, recipe)``: the URL of this test's copy of a prepared state on its
+    engine, and what the recipe returned when the state was built."""
+    if db_engine == "sqlite":
+        databases: Databases = SqliteFiles(request.getfixturevalue("sqlite_migrated_template"))
     else:
-        if not PG_AVAILABLE:
-            pytest.skip("PostgreSQL not reachable")
-        yield request.getfixturevalue("pg_database")
+        databases = PgCopies(request.getfixturevalue("pg_databases"), request.getfixturevalue("pg_migrated_template"))
+    with ExitStack() as test:
+        async def database(name: str, recipe: Recipe) -> tuple[str, Any]:
+            return await prepared_states.database(databases, name, recipe, tmp_path, test)
+
+        yield database
 
 
 @pytest.fixture
@@ -68,3 +153,4 @@ async def server(db_url: str, tmp_path: Path) -> AsyncIterator[object]:
 
     async with running_server(tmp_path, db_url, controllers=False) as handle:
         yield handle
+

@@ -14,12 +14,17 @@ import pytest
 
 from osac.auth.subject import Role
 from tests.support.networking import prepare_catalogue
+from tests.support.prepared import Prepare
 from tests.support.server import ServerHandle, running_server
 
 
+async def _catalogue_without_defaults(server: ServerHandle) -> None:
+    async with server.rest(server.token(Role.PROVIDER_ADMIN, user="root")) as admin:
+        await prepare_catalogue(admin, defaults=False)
+
+
 @pytest.fixture
-async def server(db_url: str, tmp_path: Path) -> AsyncIterator[ServerHandle]:
-    async with running_server(tmp_path, db_url, controllers=False) as handle:
-        async with handle.rest(handle.token(Role.PROVIDER_ADMIN, user="root")) as admin:
-            await prepare_catalogue(admin, defaults=False)
+async def server(prepared: Prepare, tmp_path: Path) -> AsyncIterator[ServerHandle]:
+    url, _ = await prepared("catalogue-without-defaults", _catalogue_without_defaults)
+    async with running_server(tmp_path, url, controllers=False) as handle:
         yield handle

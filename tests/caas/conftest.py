@@ -23,6 +23,7 @@ from osac.auth.subject import Role
 from osac.model import registry
 from tests.cli.conftest import BackgroundServer, Osac
 from tests.support.networking import PRIVATE, PUBLIC, prepare_catalogue, ready_defaults, set_state
+from tests.support.prepared import Prepare
 from tests.support.server import RestClient, ServerHandle, running_server
 
 TENANT = "acme"
@@ -114,18 +115,23 @@ class Caas:
             return await tx.get(registry.get("cluster"), cluster_id)
 
 
+async def _two_tenants_ready(server: ServerHandle) -> None:
+    async with server.rest(server.token(Role.PROVIDER_ADMIN, user="root")) as admin:
+        await prepare_catalogue(admin)
+        for tenant in (TENANT, OTHER_TENANT):
+            response = await admin.request("POST", f"{PUBLIC}/tenants", json={"metadata": {"name": tenant}})
+            assert response.status_code == 200, response.text
+            await ready_defaults(admin, tenant)
+
+
 @pytest.fixture
-async def caas(db_url: str, tmp_path: Path) -> AsyncIterator[Caas]:
-    async with running_server(tmp_path, db_url, controllers=False) as server:
+async def caas(prepared: Prepare, tmp_path: Path) -> AsyncIterator[Caas]:
+    url, _ = await prepared("acme-and-beta-ready", _two_tenants_ready)
+    async with running_server(tmp_path, url, controllers=False) as server:
         admin = server.rest(server.token(Role.PROVIDER_ADMIN, user="root"))
         alice = server.rest(server.token(Role.TENANT_ADMIN, (TENANT,), user="alice"))
         bob = server.rest(server.token(Role.TENANT_ADMIN, (OTHER_TENANT,), user="bob"))
         async with admin, alice, bob:
-            await prepare_catalogue(admin)
-            for tenant in (TENANT, OTHER_TENANT):
-                response = await admin.request("POST", f"{PUBLIC}/tenants", json={"metadata": {"name": tenant}})
-                assert response.status_code == 200, response.text
-                await ready_defaults(admin, tenant)
             yield Caas(server, admin, alice, bob)
 
 

@@ -128,6 +128,25 @@ async def test_pull_secret_is_write_only(caas: Caas) -> None:
     assert "pull_secret" not in masked_input["spec"]
 
 
+@pytest.mark.parametrize("condition", [
+    "this.spec.pull_secret == 'x'",
+    "this.spec.pull_secret.startsWith('{')",
+    "has(this.spec.pull_secret)",
+])
+async def test_a_write_only_field_cannot_be_filtered_on(caas: Caas, condition: str) -> None:
+    """A filter on the pull secret would reveal it one guess at a time: refused everywhere."""
+    await caas.cluster(pull_secret=PULL_SECRET)
+    for client, prefix in ((caas.alice, "/api/fulfillment/v1"), (caas.admin, "/api/private/v1")):
+        listed = await client.request("GET", f"{prefix}/clusters", params={"filter": condition})
+        assert error(listed) == (400, "filter: field 'spec.pull_secret' is write-only and cannot be filtered on")
+    watch_filter = condition.replace("this.", "event.cluster.")
+    for client, path in ((caas.alice, "/api/events/v1/events"), (caas.admin, "/api/private/v1/events/watch")):
+        watched = await client.request("GET", path, params={"filter": watch_filter})
+        assert error(watched) == (400, "filter: field 'event.cluster.spec.pull_secret' is write-only and cannot be filtered on")
+    names = await caas.alice.request("GET", "/api/fulfillment/v1/clusters", params={"filter": "has(this.spec.template)"})
+    assert [item["metadata"]["name"] for item in names.json()["items"]] == ["prod"]
+
+
 async def test_status_input_is_ignored_from_every_api_caller(caas: Caas) -> None:
     cluster = await caas.cluster()
     forged = {"status": {"state": "CLUSTER_STATE_READY", "stage": "", "api_url": "https://evil:6443",

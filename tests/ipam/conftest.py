@@ -53,11 +53,11 @@ async def add_pool(store: Store, *cidrs: str) -> str:
 
 @pytest.fixture
 async def pg_store(request: pytest.FixtureRequest) -> AsyncIterator[Store]:
-    """A store on a fresh PostgreSQL database, for behaviour only PostgreSQL has (row locks
-    between concurrent writers)."""
+    """A store on a new PostgreSQL database, for behaviour only PostgreSQL has (row locks
+    between concurrent writers, query plans from statistics never gathered)."""
     if not PG_AVAILABLE:
         pytest.skip("PostgreSQL not reachable")
-    url = request.getfixturevalue("pg_database")
+    url = request.getfixturevalue("new_pg_database")
     await asyncio.to_thread(migrate, url)
     engines = create_engines(url)
     try:

@@ -14,6 +14,7 @@ import pytest
 
 from osac.auth.subject import Role
 from tests.support.networking import PRIVATE, PUBLIC, prepare_catalogue, ready_defaults, set_state
+from tests.support.prepared import Prepare
 from tests.support.server import RestClient, ServerHandle, running_server
 
 TENANT = "acme"
@@ -88,11 +89,16 @@ def error(response: httpx.Response) -> tuple[int, str]:
     return response.status_code, response.json()["message"]
 
 
+async def _ready_catalogue(server: ServerHandle) -> None:
+    async with server.rest(server.token(Role.PROVIDER_ADMIN, user="root")) as admin:
+        await prepare_catalogue(admin)
+
+
 @pytest.fixture
-async def net(db_url: str, tmp_path: Path) -> AsyncIterator[Net]:
-    async with running_server(tmp_path, db_url, controllers=False) as server:
+async def net(prepared: Prepare, tmp_path: Path) -> AsyncIterator[Net]:
+    url, _ = await prepared("ready-catalogue", _ready_catalogue)
+    async with running_server(tmp_path, url, controllers=False) as server:
         admin = server.rest(server.token(Role.PROVIDER_ADMIN, user="root"))
         alice = server.rest(server.token(Role.TENANT_ADMIN, (TENANT,), user="alice"))
         async with admin, alice:
-            await prepare_catalogue(admin)
             yield Net(server, admin, alice)

@@ -44,7 +44,7 @@ def test_migrations_match_the_schema(db: str, tmp_path: Path, request: pytest.Fi
     if db == "sqlite":
         url = f"sqlite:///{tmp_path / 'check.sqlite'}"
     else:
-        url = request.getfixturevalue("pg_database")
+        url = request.getfixturevalue("empty_pg_database")
     migrate(url)
     config = Config()
     config.set_main_option("script_location", str(ROOT / "src/osac/store/migrations"))

@@ -28,13 +28,15 @@ async def read_events(
             iterator = response.aiter_lines()
             while count is None or len(lines) < count:
                 try:
-                    line = await asyncio.wait_for(anext(iterator), idle)
+                    async with asyncio.timeout(idle):
+                        line = await anext(iterator)
                 except (TimeoutError, StopAsyncIteration):
                     return
                 if line.strip():
                     lines.append(json.loads(line))
 
-    await asyncio.wait_for(consume(), limit)
+    async with asyncio.timeout(limit):
+        await consume()
     return lines
 
 

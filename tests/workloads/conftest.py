@@ -22,6 +22,7 @@ from osac.ipam import allocator
 from osac.model import registry
 from osac.store.tables import LIVE
 from tests.support.networking import PRIVATE, PUBLIC, prepare_catalogue, ready_defaults, set_state
+from tests.support.prepared import Prepare
 from tests.support.server import RestClient, ServerHandle, running_server
 
 TENANT = "acme"
@@ -141,14 +142,19 @@ def failure(response: httpx.Response) -> tuple[str, str]:
 _CODES = {code.value[0]: code.value for code in grpc.StatusCode}
 
 
+async def _tenant_with_ready_defaults(server: ServerHandle) -> dict[str, dict[str, Any]]:
+    async with server.rest(server.token(Role.PROVIDER_ADMIN, user="root")) as admin:
+        await prepare_catalogue(admin)
+        response = await admin.request("POST", f"{PUBLIC}/tenants", json={"metadata": {"name": TENANT}})
+        assert response.status_code == 200, response.text
+        return await ready_defaults(admin, TENANT)
+
+
 @pytest.fixture
-async def wl(db_url: str, tmp_path: Path) -> AsyncIterator[Workloads]:
-    async with running_server(tmp_path, db_url, controllers=False) as server:
+async def wl(prepared: Prepare, tmp_path: Path) -> AsyncIterator[Workloads]:
+    url, defaults = await prepared("acme-ready", _tenant_with_ready_defaults)
+    async with running_server(tmp_path, url, controllers=False) as server:
         admin = server.rest(server.token(Role.PROVIDER_ADMIN, user="root"))
         alice = server.rest(server.token(Role.TENANT_ADMIN, (TENANT,), user="alice"))
         async with admin, alice:
-            await prepare_catalogue(admin)
-            response = await admin.request("POST", f"{PUBLIC}/tenants", json={"metadata": {"name": TENANT}})
-            assert response.status_code == 200, response.text
-            defaults = await ready_defaults(admin, TENANT)
             yield Workloads(server, admin, alice, defaults)

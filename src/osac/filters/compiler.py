@@ -105,6 +105,7 @@ class _Compiler:
             self.scope = {"event": EventValue(root), "now": now}
             variable = "event"
         self.ctx = Context(dialect, _enum_index(root.descriptor, variable))
+        self.hidden_fields = root.hidden_fields
 
     def compile(self, node: Node, scope: Scope) -> Operand:
         if isinstance(node, Literal):
@@ -144,6 +145,9 @@ class _Compiler:
                 shown = operand.child(segment, NULL).display
                 known = ", ".join(item.name for item in descriptor.fields)
                 raise FilterError(f"unknown field '{shown}' on {operand.owner}; known fields: {known}")
+            if field.full_name in self.hidden_fields:
+                shown = operand.child(segment, NULL).display
+                raise FilterError(f"field '{shown}' is write-only and cannot be filtered on")
             return operand.child(segment, field_type(field))
         if isinstance(operand, Ref) and operand.type.kind is Kind.MAP:
             return self._index(operand, Const(STRING, name))

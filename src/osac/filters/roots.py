@@ -20,6 +20,8 @@ class ObjectRoot:
 
     descriptor: Descriptor
     data: ColumnElement[Any]
+    #: Full protobuf names of fields that cannot be filtered on (write-only secrets).
+    hidden_fields: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, eq=False)
@@ -39,6 +41,8 @@ class EventRoot:
     revision_column: ColumnElement[Any] | None = None
     id_column: ColumnElement[Any] | None = None
     payload_oneof: str = "payload"
+    #: Full protobuf names of fields that cannot be filtered on (write-only secrets).
+    hidden_fields: frozenset[str] = frozenset()
 
 
 FilterRoot = ObjectRoot | EventRoot

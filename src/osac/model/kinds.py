@@ -38,6 +38,10 @@ STANDARD = frozenset({Method.LIST, Method.GET, Method.CREATE, Method.UPDATE, Met
 READ_ONLY = frozenset({Method.LIST, Method.GET})
 
 
+#: How a write-only value is shown, and the input that means "keep the stored value" (api.md §11.6).
+WRITE_ONLY_MASK = "***"
+
+
 @dataclass(frozen=True)
 class Reference:
     """A reference field. ``path`` uses ``[]`` for repeated and ``{}`` for map values:
@@ -65,6 +69,9 @@ class Kind:
     #: Objects of this kind are torn down by a reconciler before they are archived.
     has_teardown: bool = False
     aliases: tuple[str, ...] = field(default=())
+    #: String fields that are stored and used but never shown: masked in every answer and
+    #: refused in filters (a filter would reveal them one guess at a time).
+    write_only: tuple[str, ...] = ()
 
     @property
     def table(self) -> str:
@@ -94,6 +101,30 @@ class Kind:
     @cached_property
     def private_descriptor(self) -> Descriptor:
         return protos.message_descriptor(self.private_name)
+
+    def mask_write_only(self, obj: Message) -> Message:
+        """``obj`` (changed in place) with every set write-only field shown as ``WRITE_ONLY_MASK``."""
+        for path in self.write_only:
+            *parents, leaf = path.split(".")
+            holder = obj
+            for name in parents:
+                holder = getattr(holder, name)
+            if getattr(holder, leaf):
+                setattr(holder, leaf, WRITE_ONLY_MASK)
+        return obj
+
+    @cached_property
+    def write_only_fields(self) -> frozenset[str]:
+        """Full protobuf names of the ``write_only`` fields, in both API shapes."""
+        names = set()
+        for path in self.write_only:
+            for message in (self.private_name, self.public_name):
+                descriptor = protos.message_descriptor(message)
+                *parents, leaf = path.split(".")
+                for name in parents:
+                    descriptor = descriptor.fields_by_name[name].message_type
+                names.add(descriptor.fields_by_name[leaf].full_name)
+        return frozenset(names)
 
     @cached_property
     def state_enum(self) -> EnumDescriptor | None:

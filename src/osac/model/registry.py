@@ -75,7 +75,7 @@ KINDS: tuple[Kind, ...] = (
         references=(Reference("node_sets{}.host_type", "host_type"),),
     ),
     Kind(
-        "cluster", "Cluster", "Clusters", "clusters", has_teardown=True,
+        "cluster", "Cluster", "Clusters", "clusters", has_teardown=True, write_only=("spec.pull_secret",),
         immutable=("spec.template", "spec.template_parameters", "spec.ssh_public_key",
                    "spec.release_image", "spec.network", "spec.catalog_item",
                    "spec.network_attachment.subnet", "spec.auto_external_ip_attachment"),
@@ -129,6 +129,10 @@ KINDS: tuple[Kind, ...] = (
 )
 
 _BY_NAME = {kind.name: kind for kind in KINDS}
+
+
+#: Full protobuf names of every kind's write-only fields (filters refuse them).
+WRITE_ONLY_FIELDS: frozenset[str] = frozenset().union(*(kind.write_only_fields for kind in KINDS))
 
 
 def kinds() -> Iterator[Kind]:

@@ -84,9 +84,11 @@ def build_http_app(application: Application) -> Starlette:
     async def metrics(_request: Request) -> Response:
         return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
-    document: dict[str, Any] = openapi.document(rest_routes)
+    document: dict[str, Any] = {}
 
     async def openapi_json(_request: Request) -> Response:
+        if not document:  # built on first request: most servers are never asked
+            document.update(openapi.document(rest_routes))
         return JSONResponse(document)
 
     routes += [

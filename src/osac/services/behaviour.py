@@ -102,7 +102,7 @@ class Behaviour:
     def redact(self, obj: Message) -> Message:
         """What API callers are shown of a stored object: write-only fields (a cluster's pull
         secret) masked. ``obj`` is the service's own copy and may be changed in place."""
-        return obj
+        return self.kind.mask_write_only(obj)
 
     def public_visibility(self, table: Table) -> list[ColumnElement[bool]]:
         """Extra conditions on what public callers may see of this kind."""

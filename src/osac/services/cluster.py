@@ -142,12 +142,6 @@ class ClusterBehaviour(Behaviour):
         except ProviderError as error:
             raise Unavailable(f"{object_label(self.kind, obj)}: the {name} cannot be read now: {error.message}") from None
 
-    def redact(self, obj: Message) -> Message:
-        spec = obj.spec  # type: ignore[attr-defined]
-        if spec.pull_secret:
-            spec.pull_secret = cluster_spec_rules.MASK
-        return obj
-
 
 def apply_spec_defaults(spec: Message, template: Message, template_label: str) -> None:
     """Omitted ``ssh_public_key``, ``release_image`` and cluster CIDRs from the template's

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
@@ -13,9 +12,7 @@ from osac import filters
 from osac.auth.subject import SYSTEM_TENANT
 from osac.model import protos, registry
 from osac.model.convert import convert
-from osac.model.kinds import Kind
 from osac.services import access
-from osac.services.behaviour import Behaviour
 from osac.services.context import Caller
 from osac.services.errors import InvalidArgument, OutOfRange, ResourceExhausted
 from osac.store import outbox, schema
@@ -63,7 +60,8 @@ class EventsService:
             conditions.append(table.c.kind.not_in(hidden))
         if expression and expression.strip():
             root = filters.EventRoot(
-                self.event_class(caller.private).DESCRIPTOR, table.c.type, table.c.kind, table.c.data
+                self.event_class(caller.private).DESCRIPTOR, table.c.type, table.c.kind, table.c.data,
+                hidden_fields=registry.WRITE_ONLY_FIELDS,
             )
             try:
                 conditions.append(
@@ -166,21 +164,11 @@ class EventsService:
     @staticmethod
     def _event(event_class: type[Message], stored: outbox.StoredEvent, private: bool) -> Message:
         kind = registry.get(stored.kind)
-        obj = _redacted(kind, from_storage(stored.data, kind.private_class()))
+        # Watch payloads show what Get shows: write-only fields (a cluster's pull secret) masked.
+        obj = kind.mask_write_only(from_storage(stored.data, kind.private_class()))
         if not private:
             obj = convert(obj, kind.public_class())
         event = event_class(id=str(stored.revision), type=stored.type, revision=stored.revision)
         getattr(event, kind.name).CopyFrom(obj)
         return event
 
-
-@functools.cache
-def _behaviour(kind: Kind) -> Behaviour:
-    from osac.services.catalog import behaviour_for
-
-    return behaviour_for(kind)
-
-
-def _redacted(kind: Kind, obj: Message) -> Message:
-    """Watch payloads show what Get shows: write-only fields (a cluster's pull secret) masked."""
-    return _behaviour(kind).redact(obj)

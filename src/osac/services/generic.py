@@ -134,7 +134,7 @@ class KindService:
 
     def _compile(self, caller: Caller, expression: str, tx: Tx) -> ColumnElement[bool]:
         descriptor = self.kind.message_class(caller.private).DESCRIPTOR
-        root = filters.ObjectRoot(descriptor, LIVE[self.kind.name].c.data)
+        root = filters.ObjectRoot(descriptor, LIVE[self.kind.name].c.data, hidden_fields=self.kind.write_only_fields)
         try:
             return filters.compile_filter(expression, root, dialect=tx.dialect, now=tx.clock.now())
         except filters.FilterError as error:

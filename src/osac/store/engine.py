@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import event
+from sqlalchemy.dialects.sqlite.aiosqlite import AsyncAdapt_aiosqlite_connection
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import NullPool
@@ -68,6 +69,21 @@ def create_engines(url: str) -> Engines:
         return Engines(url, writer, reader)
     engine = create_async_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
     return Engines(url, engine, engine)
+
+
+def _close_sqlite_in_its_thread(connection: AsyncAdapt_aiosqlite_connection) -> None:
+    """Terminate an aiosqlite connection (one invalidated while its task was being cancelled)
+    by stopping its thread, which closes the SQLite handle there.
+
+    The library's default first tries a graceful close in a shielded task and, when the
+    cancellation arrives, also stops the thread; the shielded close then waits for a thread
+    that is gone, and cancelling it at shutdown makes it wait again: the event loop never
+    finishes closing. Stopping the thread alone is the whole close for SQLite.
+    """
+    connection._terminate_force_close()
+
+
+AsyncAdapt_aiosqlite_connection.terminate = _close_sqlite_in_its_thread  # type: ignore[method-assign,assignment]
 
 
 def _sqlite_engine(url: str, *, immediate: bool) -> AsyncEngine:

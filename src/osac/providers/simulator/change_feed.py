@@ -90,6 +90,7 @@ async def _wait(clock: Clock, event: asyncio.Event, due: datetime | None) -> Non
         return
     timeout = IDLE_RESCAN if due is None else min(IDLE_RESCAN, max(0.0, (due - clock.now()).total_seconds()))
     try:
-        await asyncio.wait_for(event.wait(), timeout=timeout)
+        async with asyncio.timeout(timeout):  # not wait_for: it can swallow cancellation on 3.11
+            await event.wait()
     except TimeoutError:
         return

@@ -299,7 +299,8 @@ class SimulatedClusterProvider:
         if next_due is not None:
             timeout = min(timeout, max((next_due - now).total_seconds(), 0.0))
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(wake.wait(), timeout)
+            async with asyncio.timeout(timeout):  # not wait_for: it can swallow cancellation on 3.11
+                await wake.wait()
 
 
 def _next_change(plan: ClusterPlan, faults: Sequence[FaultRecord], now: datetime) -> datetime | None:

@@ -385,17 +385,27 @@ class FabricStore:
         """Cable a bare-metal host's ports ``(interface, role, mac)``: ``lifecycle`` ports start
         on the provisioning segment, all others on parking. Ports already known are left as
         they are (a host re-registered after a restart keeps its attachments)."""
+        await self.register_hosts_ports({host_name: ports})
+
+    async def register_hosts_ports(self, ports_by_host: Mapping[str, Sequence[tuple[str, str, str]]]) -> None:
+        """``register_host_ports`` for many hosts in one transaction."""
         await self._ensure_special_segments()
 
         async def work(conn: AsyncConnection) -> None:
-            for interface, role, mac in ports:
-                if await _exists(conn, and_(sim_fabric_ports.c.host_name == host_name,
-                                            sim_fabric_ports.c.interface == interface)):
-                    continue
-                home = PROVISIONING if role == "lifecycle" else PARKING
-                await conn.execute(insert(sim_fabric_ports).values(
-                    host_name=host_name, interface=interface, segment_id=home, vn_id=None, home_segment=home,
-                    mac=_mac(mac), security_group_ids=[], target_kind=None, updated_at=self._now()))
+            known = {(row.host_name, row.interface) for row in await conn.execute(
+                select(sim_fabric_ports.c.host_name, sim_fabric_ports.c.interface)
+                .where(sim_fabric_ports.c.host_name.in_(list(ports_by_host))))}
+            rows = [
+                {"host_name": host_name, "interface": interface, "segment_id": home, "vn_id": None,
+                 "home_segment": home, "mac": _mac(mac), "security_group_ids": [], "target_kind": None,
+                 "updated_at": self._now()}
+                for host_name, ports in ports_by_host.items()
+                for interface, role, mac in ports
+                if (host_name, interface) not in known
+                for home in [PROVISIONING if role == "lifecycle" else PARKING]
+            ]
+            if rows:
+                await conn.execute(insert(sim_fabric_ports), rows)
 
         await self._write(work)
 

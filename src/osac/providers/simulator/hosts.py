@@ -288,9 +288,9 @@ class SimulatedBareMetal:
                 for name in names]
 
     async def _cable_all(self, names: Sequence[str]) -> None:
-        for host, _ in await self.store.hosts(names=names):
-            await self.runtime.fabric_store.register_host_ports(
-                host.name, [(port.name, port.role, port.mac) for port in host.interfaces])
+        await self.runtime.fabric_store.register_hosts_ports({
+            host.name: [(port.name, port.role, port.mac) for port in host.interfaces]
+            for host, _ in await self.store.hosts(names=names)})
 
     async def _records(self, names: Sequence[str]) -> list[HostRecord]:
         broken = await self._broken_targets()
