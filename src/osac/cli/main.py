@@ -659,6 +659,21 @@ def signal(
 app.add_typer(debug_app)
 
 
+@app.command("alert-rules")
+@reports_errors
+def alert_rules_command(
+    stalled_for: Annotated[str, typer.Option("--stalled-for", help="How long a cluster is Stalled before it alerts.")] = "5m",
+    stage_unknown_for: Annotated[str, typer.Option(
+        "--stage-unknown-for", help="How long clusters have an unreadable stage before it alerts.")] = "10m",
+    failure_window: Annotated[str, typer.Option(
+        "--failure-window", help="Window in which entering FAILED or DELETE_FAILED alerts.")] = "5m",
+) -> None:
+    """Print the Prometheus alerting rules for cluster status (a rules file; no server needed)."""
+    from osac.cli import alert_rules
+
+    typer.echo(alert_rules.render(stalled_for, stage_unknown_for, failure_window), nl=False)
+
+
 # -- the simulator (private API, provider admins) ---------------------------------------------------
 
 simulator_app = typer.Typer(
