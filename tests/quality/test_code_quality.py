@@ -48,5 +48,5 @@ def test_migrations_match_the_schema(db: str, tmp_path: Path, request: pytest.Fi
     migrate(url)
     config = Config()
     config.set_main_option("script_location", str(ROOT / "src/osac/store/migrations"))
-    config.set_main_option("sqlalchemy.url", sync_url(url))
+    config.set_main_option("sqlalchemy.url", sync_url(url).replace("%", "%%"))
     command.check(config)

@@ -17,6 +17,7 @@ from google.protobuf.message import Message
 from prometheus_client import Counter, Gauge, Histogram
 
 from osac.model import registry
+from osac.status.cluster_terms import stage_rank
 
 GAUGE_INTERVAL = timedelta(seconds=15)
 
@@ -109,10 +110,8 @@ def _exit_outcome(old: Message, new: Message) -> str:
         return "failed"
     if new.state == deleting and old.state != deleting:  # type: ignore[attr-defined]
         return "deleted"
-    ranks = {"PreparingInfrastructure": 1, "ControlPlaneStarting": 2, "WorkersJoining": 3,
-             "DestroyingCloudResources": 10, "DestroyingControlPlane": 11}
-    before, after = ranks.get(old.stage, 0), ranks.get(new.stage, 0)  # type: ignore[attr-defined]
-    return "regressed" if new.stage and after < before else "advanced"  # type: ignore[attr-defined]
+    regressed = new.stage and stage_rank(new.stage) < stage_rank(old.stage)  # type: ignore[attr-defined]
+    return "regressed" if regressed else "advanced"
 
 
 def _reason(status: Message, condition_type: int) -> str:

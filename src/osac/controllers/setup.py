@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from google.protobuf.message import Message
@@ -113,33 +113,21 @@ async def start_controllers(application: Any) -> ControllerManager:
     bare_metal_reconciler = next((r for r in found if isinstance(r, BareMetalInstanceReconciler)), None)
     if bare_metal_reconciler is not None:
         follow_host_notices(application, manager, bare_metal_reconciler)
-    _follow_clusters(application, manager, found)
-    _follow_compute_instances(application, manager, found)
+    _follow(application, manager, found, ClusterReconciler,
+            lambda clusters: cluster_metrics.refresh_cluster_gauges(clusters, application.clock.now()))
+    _follow(application, manager, found, ComputeInstanceReconciler, workload_metrics.refresh_compute_gauges)
     return manager
 
 
-def _follow_clusters(application: Any, manager: ControllerManager, found: list[Reconciler]) -> None:
-    """Provider notices wake the cluster reconciler; the §16 gauges follow the lease."""
-    reconciler = next((r for r in found if isinstance(r, ClusterReconciler)), None)
+def _follow(application: Any, manager: ControllerManager, found: list[Reconciler], reconciler_type: type[Any],
+            refresh_gauges: Callable[[list[Message]], None]) -> None:
+    """Provider notices wake the reconciler of ``reconciler_type``; its gauges follow the lease."""
+    reconciler = next((r for r in found if isinstance(r, reconciler_type)), None)
     if reconciler is None:
         return
 
-    async def refresh(clusters: list[Message]) -> None:
-        cluster_metrics.refresh_cluster_gauges(clusters, application.clock.now())
-
-    on_notice = enqueue_notices(manager, reconciler.kind, reconciler.changes)
-    follow_provider(application, manager, reconciler.provider, on_notice, reconciler.kind, refresh,
-                    cluster_metrics.GAUGE_INTERVAL)
-
-
-def _follow_compute_instances(application: Any, manager: ControllerManager, found: list[Reconciler]) -> None:
-    """Provider notices wake the compute-instance reconciler; its gauges follow the lease."""
-    reconciler = next((r for r in found if isinstance(r, ComputeInstanceReconciler)), None)
-    if reconciler is None:
-        return
-
-    async def refresh(instances: list[Message]) -> None:
-        workload_metrics.refresh_compute_gauges(instances)
+    async def refresh(objects: list[Message]) -> None:
+        refresh_gauges(objects)
 
     on_notice = enqueue_notices(manager, reconciler.kind, reconciler.changes)
     follow_provider(application, manager, reconciler.provider, on_notice, reconciler.kind, refresh,
