@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 
 from osac.auth.subject import Role
+from osac.controllers.cluster import ClusterReconciler
+from osac.controllers.runtime import ObjectKey
 from tests.caas.conftest import PULL_SECRET, RELEASE_IMAGE, ssh_key
 from tests.reconcile.test_default_networking import INSTANT, ready_catalogue, wait_for
 from tests.support.server import running_server
@@ -113,3 +115,35 @@ async def test_credentials_wait_for_the_control_plane(caas) -> None:
         assert response.status_code == 400
         assert response.json()["message"] == (
             f"Cluster 'prod': the control plane has not been available yet; the {name} is served once it is")
+
+
+async def test_replays_concurrent_reconcilers_and_a_resync_add_no_events(live) -> None:
+    """Scenario 18: once READY, 100 replays of the same observation, two reconcilers running side
+    by side and a forced resync (Signal) leave the event list and the stored version as they were."""
+    server, admin, alice = live
+    body = {"metadata": {"name": "steady"}, "spec": {"template": "ocp-small", "release_image": RELEASE_IMAGE}}
+    created = (await alice.request("POST", f"{PUBLIC}/clusters", json=body)).json()
+    path = f"{PUBLIC}/clusters/{created['id']}"
+    await wait_for(alice, path, lambda c: c["status"]["state"] == "CLUSTER_STATE_READY", timeout=60)
+    manager = server.app.controllers
+    await manager.wait_idle()
+    settled = (await alice.request("GET", path)).json()
+    events = await _events(alice, created["id"])
+    for once in ("NetworkAttachmentsPopulated", "VIPsDiscovered", "ControlPlaneAvailable", "WorkersReady", "ClusterReady"):
+        assert events.count(once) == 1, events
+
+    reconciler = manager.controllers["cluster"].reconciler
+    assert isinstance(reconciler, ClusterReconciler)
+    key = ObjectKey("cluster", created["id"])
+    for _ in range(100):
+        await reconciler.reconcile(key)
+    twin = ClusterReconciler(server.app.services, reconciler.context)
+    for _ in range(10):
+        await asyncio.gather(reconciler.reconcile(key), twin.reconcile(key))
+    assert (await admin.request("POST", f"{PRIVATE}/clusters/{created['id']}/signal", json={})).status_code == 200
+    await manager.wait_idle()
+
+    assert await _events(alice, created["id"]) == events
+    again = (await alice.request("GET", path)).json()
+    assert again["metadata"]["version"] == settled["metadata"]["version"]
+    assert again["status"] == settled["status"]

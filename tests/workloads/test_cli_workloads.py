@@ -160,3 +160,48 @@ def test_restart(owner: Osac, running: BackgroundServer) -> None:
 def test_option_errors(owner: Osac, args: list[str], message: str) -> None:
     result = owner(*args)
     assert (result.exit_code, result.stderr) == (1, f"Error: {message}\n")
+
+
+def write_status(server: BackgroundServer, kind_name: str, object_id: str, change: Any) -> None:
+    """A reconciler's status write (``change`` edits the private message)."""
+    async def write() -> None:
+        app = server.application
+        kind = registry.get(kind_name)
+        async with app.store.write() as tx:
+            [stored] = await tx.find(kind, LIVE[kind.name].c.id == object_id)
+            desired = type(stored)()
+            desired.CopyFrom(stored)
+            change(desired)
+            await app.services[kind.name].write_status(tx, desired, stored)
+
+    asyncio.run_coroutine_threadsafe(write(), server.loop).result(START_TIMEOUT)
+
+
+def test_describe_shows_each_interface(owner: Osac, running: BackgroundServer) -> None:
+    owner.ok("create", "vm", "described", "--template", "fedora",
+             "--network-attachment", "subnet=default", "--network-attachment", "subnet=app,primary=true")
+    vm = get(owner, "vm", "described")
+    default, app_subnet = ids(owner, "subnet", "default", "app")
+
+    def running_with_addresses(desired: Any) -> None:
+        desired.status.state = compute.COMPUTE_INSTANCE_STATE_RUNNING
+        desired.status.internal_ip_address = "10.0.16.7"
+        desired.status.compute_network_attachment_statuses.add(subnet=default, ip_address="10.0.0.9")
+        desired.status.compute_network_attachment_statuses.add(subnet=app_subnet, ip_address="10.0.16.7", primary=True)
+
+    write_status(running, "compute_instance", vm["id"], running_with_addresses)
+    lines = owner.ok("describe", "vm", "described").splitlines()
+    assert "Internal IP:    10.0.16.7" in lines
+    at = lines.index("Interfaces:")
+    assert [line.split() for line in lines[at + 1:at + 4]] == [
+        ["SUBNET", "IP", "PRIMARY"], ["default", "10.0.0.9", "no"], ["app", "10.0.16.7", "yes"]]
+
+    owner.ok("create", "bmi", "described-bm", "--host-type", "bm-standard",
+             "--network-attachment", "subnet=app,interface=ens1f1,primary=true")
+    bm = get(owner, "bmi", "described-bm")
+    write_status(running, "bare_metal_instance", bm["id"], lambda desired: desired.status.network_attachment_statuses.add(
+        interface="ens1f1", subnet=app_subnet, primary=True))
+    lines = owner.ok("describe", "bmi", "described-bm").splitlines()
+    at = lines.index("Interfaces:")
+    assert [line.split() for line in lines[at + 1:at + 3]] == [
+        ["INTERFACE", "SUBNET", "IP", "PRIMARY"], ["ens1f1", "app", "-", "yes"]]

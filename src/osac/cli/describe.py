@@ -73,6 +73,17 @@ DETAILS: dict[str, tuple[Detail, ...]] = {
         Detail("Target address", "status.target_address"),
         Detail("Reason", "status.reason"),
     ),
+    "compute_instance": (
+        Detail("Internal IP", "status.internal_ip_address"),
+        Detail("External IP", "status.external_ip_address", optional=True),
+    ),
+}
+
+#: An instance's interfaces (status, one entry per attachment), shown as a table under the
+#: details: interface (bare metal), subnet by name, address, primary.
+INTERFACES: dict[str, str] = {
+    "compute_instance": "status.compute_network_attachment_statuses",
+    "bare_metal_instance": "status.network_attachment_statuses",
 }
 
 #: A row naming the objects of some kinds referring to this one: an external IP's one consumer.
@@ -108,6 +119,7 @@ def describe_lines(kind: Kind, obj: Message, related: Related | None = None) -> 
     lines = _identity(kind, obj, related.now)
     lines += _state(obj)
     lines += _details(kind, obj, related.referrers)
+    lines += _interfaces(kind, obj, related.references)
     data = readable_dict(obj)
     shown = [name for name in (f.name for f in descriptor_of(obj).fields) if name in data]
     in_details = {detail.path for detail in DETAILS.get(kind.name, ())}
@@ -125,6 +137,21 @@ def describe_lines(kind: Kind, obj: Message, related: Related | None = None) -> 
     if related.events:
         lines += ["", "Events:", *_events(related.events, related.now)]
     return lines
+
+
+def _interfaces(kind: Kind, obj: Message, references: Sequence[Link]) -> list[str]:
+    path = INTERFACES.get(kind.name)
+    entries: Sequence[Any] = value_at(obj, path) if path else ()
+    if not entries:
+        return []
+    subnets = {link.object_id: display_name(link.obj) for link in references
+               if link.kind.name == "subnet" and link.obj is not None}
+    named = "interface" in entries[0].DESCRIPTOR.fields_by_name
+    headers = [*(["INTERFACE"] if named else []), "SUBNET", "IP", "PRIMARY"]
+    rows = [[*([entry.interface] if named else []), subnets.get(entry.subnet, entry.subnet or EMPTY),
+             entry.ip_address or EMPTY, "yes" if entry.primary else "no"] for entry in entries]
+    lines, _ = table_lines(headers, rows)
+    return ["", "Interfaces:", *(f"{INDENT}{line}" for line in lines)]
 
 
 def _details(kind: Kind, obj: Message, referrers: Sequence[Link]) -> list[str]:

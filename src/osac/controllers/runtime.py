@@ -380,6 +380,10 @@ class Controller:
             if object_id not in self._terminal:
                 self._add(object_id)
 
+    @property
+    def reconciler(self) -> Reconciler:
+        return self._reconciler
+
     async def wait_idle(self) -> None:
         """Return once `is_idle` (immediately when stopped)."""
         while not self.is_idle:
