@@ -22,8 +22,16 @@ class Collector:
 
     def __init__(self, provider: SimulatedClusterProvider) -> None:
         self.notices: list[ChangeNotice] = []
+        self._provider = provider
         self._stream: AsyncIterator[ChangeNotice] = provider.subscribe()
         self._task = asyncio.create_task(self._run())
+
+    async def caught_up(self, timeout: float = 10.0) -> None:
+        """Wait for the subscription's first pass (the catch-up), so that a clock moved next
+        gives each step its own notice."""
+        async with asyncio.timeout(timeout):
+            while self._provider.subscription_passes == 0:
+                await asyncio.sleep(0.005)
 
     async def _run(self) -> None:
         async for notice in self._stream:
@@ -44,7 +52,7 @@ class Collector:
 async def test_one_notice_per_step_with_its_exact_time(engines: Engines, clock: FakeClock) -> None:
     provider = make_runtime(engines, clock, speed=1, jitter=0).clusters
     collector = Collector(provider)
-    await asyncio.sleep(0.05)
+    await collector.caught_up()
     await provider.apply_hosted_cluster("c1", cluster_spec())
     await provider.apply_node_pool("c1", "workers", pool_spec(2))
     clock.advance(timedelta(seconds=4))
@@ -66,7 +74,7 @@ async def test_notices_of_several_clusters_come_in_time_order(engines: Engines, 
     clock.advance(timedelta(minutes=1))
     await provider.apply_hosted_cluster("late", cluster_spec("c-late"))
     collector = Collector(provider)
-    await asyncio.sleep(0.05)
+    await collector.caught_up()
     clock.advance(timedelta(minutes=4))
     notices = await collector.until(4)
     await collector.stop()
@@ -78,7 +86,7 @@ async def test_notices_of_several_clusters_come_in_time_order(engines: Engines, 
 async def test_steps_that_a_read_made_happen_are_announced_too(engines: Engines, clock: FakeClock) -> None:
     provider = make_runtime(engines, clock, speed="instant").clusters
     collector = Collector(provider)
-    await asyncio.sleep(0.05)
+    await collector.caught_up()
     await provider.apply_hosted_cluster("c1", cluster_spec())
     await provider.apply_node_pool("c1", "workers", pool_spec(1))
     await settle_instant(provider, "c1")  # reads make steps happen, racing the scheduler

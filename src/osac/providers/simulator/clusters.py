@@ -79,6 +79,9 @@ class SimulatedClusterProvider:
         self.timing = ClusterTiming(runtime.speed, runtime.seed, self.settings)
         self.store = ClusterStore(runtime.engine, runtime.clock, reader=runtime.reader)
         self._wakers: set[asyncio.Event] = set()
+        #: Passes subscribers have finished (each: due steps processed, changes announced); who
+        #: drives a fake clock waits for one before moving it, so no step is folded into catch-up.
+        self.subscription_passes = 0
         #: Clusters whose observation a fault change altered: a notice each at the next wake.
         self._fault_changes: dict[str, datetime] = {}
         self._purged_at: datetime | None = None
@@ -154,6 +157,7 @@ class SimulatedClusterProvider:
                 forced, self._fault_changes = self._fault_changes, {}
                 for cluster_id, changed_at in sorted(forced.items(), key=lambda item: (item[1], item[0])):
                     yield ChangeNotice(KIND, cluster_id, changed_at)
+                self.subscription_passes += 1
                 await self._pause(wake)
         finally:
             self._wakers.discard(wake)
