@@ -91,21 +91,15 @@ def pg_database(pg_databases: PgDatabases, pg_migrated_template: str) -> Iterato
 def new_pg_database(pg_databases: PgDatabases, pg_migrated_template: str) -> Iterator[str]:
     """A PostgreSQL database created for this test alone (the current schema, no rows, and no
     planner statistics yet, which a reused database would carry over from earlier tests)."""
-    name = pg_databases.create(template=pg_migrated_template)
-    try:
+    with pg_databases.scratch(template=pg_migrated_template) as name:
         yield pg_databases.url(name)
-    finally:
-        pg_databases.drop(name)
 
 
 @pytest.fixture
 def empty_pg_database(pg_databases: PgDatabases) -> Iterator[str]:
     """A new PostgreSQL database without any table, for tests of the migrations themselves."""
-    name = pg_databases.create()
-    try:
+    with pg_databases.scratch() as name:
         yield pg_databases.url(name)
-    finally:
-        pg_databases.drop(name)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

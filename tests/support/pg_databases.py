@@ -53,6 +53,15 @@ class PgDatabases:
         return name
 
     @contextmanager
+    def scratch(self, template: str | None = None) -> Iterator[str]:
+        """A new database (a copy of ``template``) for the duration of the block, then dropped."""
+        name = self.create(template)
+        try:
+            yield name
+        finally:
+            self.drop(name)
+
+    @contextmanager
     def borrow(self, source: str) -> Iterator[str]:
         """A database holding exactly the rows of ``source`` for the duration of the block."""
         contents = self._contents.get(source) or self._contents.setdefault(source, self._read(source))

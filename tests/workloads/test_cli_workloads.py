@@ -60,19 +60,25 @@ def ids(osac: Osac, kind: str, *names: str) -> list[str]:
     return [get(osac, kind, name)["id"] for name in names]
 
 
-def make_running(server: BackgroundServer, vm_id: str) -> None:
-    """What the VM reconciler writes once the VM runs."""
+def write_status(server: BackgroundServer, kind_name: str, object_id: str, change: Any) -> None:
+    """A reconciler's status write (``change`` edits the private message)."""
     async def write() -> None:
         app = server.application
-        kind = registry.get("compute_instance")
+        kind = registry.get(kind_name)
         async with app.store.write() as tx:
-            [stored] = await tx.find(kind, LIVE[kind.name].c.id == vm_id)
+            [stored] = await tx.find(kind, LIVE[kind.name].c.id == object_id)
             desired = type(stored)()
             desired.CopyFrom(stored)
-            desired.status.state = compute.COMPUTE_INSTANCE_STATE_RUNNING  # type: ignore[attr-defined]
+            change(desired)
             await app.services[kind.name].write_status(tx, desired, stored)
 
     asyncio.run_coroutine_threadsafe(write(), server.loop).result(START_TIMEOUT)
+
+
+def make_running(server: BackgroundServer, vm_id: str) -> None:
+    """What the VM reconciler writes once the VM runs."""
+    write_status(server, "compute_instance", vm_id,
+                 lambda desired: setattr(desired.status, "state", compute.COMPUTE_INSTANCE_STATE_RUNNING))
 
 
 def test_compute_instance_from_options(owner: Osac, tmp_path: Path) -> None:
@@ -161,20 +167,6 @@ def test_option_errors(owner: Osac, args: list[str], message: str) -> None:
     result = owner(*args)
     assert (result.exit_code, result.stderr) == (1, f"Error: {message}\n")
 
-
-def write_status(server: BackgroundServer, kind_name: str, object_id: str, change: Any) -> None:
-    """A reconciler's status write (``change`` edits the private message)."""
-    async def write() -> None:
-        app = server.application
-        kind = registry.get(kind_name)
-        async with app.store.write() as tx:
-            [stored] = await tx.find(kind, LIVE[kind.name].c.id == object_id)
-            desired = type(stored)()
-            desired.CopyFrom(stored)
-            change(desired)
-            await app.services[kind.name].write_status(tx, desired, stored)
-
-    asyncio.run_coroutine_threadsafe(write(), server.loop).result(START_TIMEOUT)
 
 
 def test_describe_shows_each_interface(owner: Osac, running: BackgroundServer) -> None:

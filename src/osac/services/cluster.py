@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 from google.protobuf.message import Message
 
 from osac.model import registry
+from osac.model.kinds import WRITE_ONLY_MASK
 from osac.providers.interfaces import ProviderError
 from osac.services import (
     cluster_addresses,
@@ -89,7 +90,7 @@ class ClusterBehaviour(Behaviour):
             spec.template_parameters[name].CopyFrom(value)
         apply_spec_defaults(spec, template, template_label)
         spec.ssh_public_key = spec.ssh_public_key.strip()  # a .pub file's line, without its newline
-        if spec.pull_secret == cluster_spec_rules.MASK:
+        if spec.pull_secret == WRITE_ONLY_MASK:
             spec.pull_secret = ""
         check_spec_fields(spec)
         await cluster_node_sets.resolve_on_create(tx, spec, template, template_label)
@@ -105,7 +106,7 @@ class ClusterBehaviour(Behaviour):
         tx = ctx.tx
         spec = obj.spec  # type: ignore[attr-defined]
         stored_spec = stored.spec  # type: ignore[attr-defined]
-        if spec.pull_secret == cluster_spec_rules.MASK:
+        if spec.pull_secret == WRITE_ONLY_MASK:
             spec.pull_secret = stored_spec.pull_secret
         elif spec.pull_secret and spec.pull_secret != stored_spec.pull_secret:
             cluster_spec_rules.pull_secret(spec.pull_secret, "spec.pull_secret")

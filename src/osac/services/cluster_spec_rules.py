@@ -15,7 +15,6 @@ import binascii
 import json
 import re
 
-from osac.model.kinds import WRITE_ONLY_MASK
 from osac.services import networking_rules
 from osac.services.errors import InvalidArgument
 from osac.services.networking_rules import IPNetwork
@@ -23,9 +22,6 @@ from osac.services.networking_rules import IPNetwork
 #: Cluster network defaults when neither the cluster nor its template gives one (api.md §11.6).
 DEFAULT_POD_CIDR = "10.128.0.0/14"
 DEFAULT_SERVICE_CIDR = "172.30.0.0/16"
-#: What a masked write-only value looks like in output, and what input to ignore (api.md §11.6).
-MASK = WRITE_ONLY_MASK
-
 #: ``registry[:port]/repository[/more]`` then ``:tag`` and/or ``@sha256:<64 hex>``: a release
 #: image is always pinned and always names its registry, since the nodes pull it from there.
 _IMAGE = re.compile(
