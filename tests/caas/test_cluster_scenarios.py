@@ -51,6 +51,13 @@ async def clear(admin: RestClient, fault_id: str) -> None:
     assert (await admin.request("DELETE", f"{PRIVATE}/simulator/faults/{fault_id}")).status_code == 200
 
 
+async def observation(admin: RestClient, cluster_id: str) -> dict[str, Any]:
+    """What the simulated HyperShift reports for the cluster (for failure messages)."""
+    response = await admin.request("POST", f"{PRIVATE}/simulator/get_observation",
+                                   json={"kind": "cluster", "key": cluster_id})
+    return dict(response.json())
+
+
 def condition(cluster: dict[str, Any], name: str) -> dict[str, Any]:
     return next(c for c in cluster["status"]["conditions"] if c["type"] == f"CLUSTER_CONDITION_TYPE_{name}")
 
@@ -90,8 +97,11 @@ async def test_scaling_is_separate_from_state(db_url, tmp_path) -> None:
         patch = {"spec": {"node_sets": {"workers": {"host_type": "vm-standard", "size": 5}}}}
         response = await alice.request("PATCH", path, params={"update_mask": "spec.node_sets"}, json=patch)
         assert response.status_code == 200, response.text
-        scaled = await wait_for(alice, path, lambda c: c["status"]["node_sets"]["workers"].get("ready_replicas", 0) == 5
-                                and c["status"].get("stage", "") == "", timeout=60)
+        try:
+            scaled = await wait_for(alice, path, lambda c: c["status"]["node_sets"]["workers"].get("ready_replicas", 0) == 5
+                                    and c["status"].get("stage", "") == "", timeout=60)
+        except AssertionError as error:
+            raise AssertionError(f"{error}\nsimulated cluster: {await observation(admin, cluster['id'])}") from None
         assert scaled["status"]["state"] == READY
         assert scaled["status"]["state_transition_time"] == since
         assert condition(scaled, "WORKERS_READY")["reason"] == "Ready"
