@@ -63,12 +63,13 @@ async def test_sixteen_allocators_fill_a_slash_20(store: Store) -> None:
             raise AssertionError("a full range handed out another address")
 
 
-async def test_two_processes_fill_one_range(store: Store) -> None:
-    subnet, layout = await add_subnet(store, "10.0.4.0/22")  # 1006 workload addresses
+async def test_two_processes_with_eight_allocators_each_fill_a_slash_20(store: Store) -> None:
+    """The /20 of the sixteen-allocator test, its allocators split over two processes."""
+    subnet, layout = await add_subnet(store, "10.0.0.0/20")
     url = store.engines.url
     workers = [
         await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "tests.ipam.allocation_worker", url, subnet, tag, "4",
+            sys.executable, "-m", "tests.ipam.allocation_worker", url, subnet, tag, str(ALLOCATORS // 2),
             cwd=ROOT, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
         )
         for tag in ("p1", "p2")
@@ -85,10 +86,16 @@ async def test_two_processes_fill_one_range(store: Store) -> None:
     per_process = [json.loads(stdout) for stdout, _ in outputs]
 
     got = [address for addresses in per_process for address in addresses]
-    assert len(got) == len(set(got)) == layout.workload_size
-    assert set(got) == _workload_addresses(*layout.workload)
+    assert len(got) == len(set(got)) == layout.workload_size == 4078
+    assert set(got) == _workload_addresses(*layout.workload)  # never a VIP-range address
     # Both processes really took part (each allocator runs until the range is exhausted).
-    assert all(len(addresses) > 50 for addresses in per_process), [len(a) for a in per_process]
+    assert all(len(addresses) > 200 for addresses in per_process), [len(a) for a in per_process]
+    async with store.write() as tx:
+        assert await allocator.counts(tx, scope=subnet, kind=WORKLOAD) == Counts(4078, 4078, 0)
+        assert await allocator.counts(tx, scope=subnet, kind=VIP) == Counts(15, 0, 15)
+        with pytest.raises(AddressesExhausted):
+            await allocator.allocate(tx, scope=subnet, kind=WORKLOAD, owner_type="compute_instance",
+                                     owner_id="one-more", purpose="nic")
 
 
 async def test_three_hundred_external_allocations_over_two_pools(store: Store) -> None:

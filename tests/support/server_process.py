@@ -26,10 +26,10 @@ def free_port() -> int:
 
 
 class ServerProcess:
-    """One ``osac serve`` at a fixed HTTP port (kept across restarts) with controllers on."""
+    """One ``osac serve`` at a fixed HTTP port (kept across restarts)."""
 
-    def __init__(self, data_dir: Path, db_url: str, speed: str) -> None:
-        self.data_dir, self.db_url, self.speed = data_dir, db_url, speed
+    def __init__(self, data_dir: Path, db_url: str, speed: str = "instant", *, controllers: bool = True) -> None:
+        self.data_dir, self.db_url, self.speed, self.controllers = data_dir, db_url, speed, controllers
         self.base_url = f"http://127.0.0.1:{free_port()}"
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -40,6 +40,7 @@ class ServerProcess:
             "--grpc-address", f"127.0.0.1:{free_port()}",
             "--http-address", self.base_url.removeprefix("http://"),
             "--simulator-speed", self.speed,
+            *([] if self.controllers else ["--no-controllers"]),
         ]
         self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                         start_new_session=True)
