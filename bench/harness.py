@@ -210,6 +210,20 @@ class ServerProcess:
 # -- clients -------------------------------------------------------------------------------------
 
 
+async def catalogue_ready(server: ServerProcess, timeout: float = 60) -> None:
+    """Wait until every NetworkClass and ExternalIPPool of the server is READY (their reconcilers
+    run in the server when it has controllers)."""
+    async with rest_client(server.http_url, server.admin_token()) as admin, asyncio.timeout(timeout):
+        while True:
+            classes = (await admin.get("/api/private/v1/network_classes")).json()["items"]
+            pools = (await admin.get("/api/private/v1/external_ip_pools")).json()["items"]
+            states = [item.get("status", {}).get("state", "") for item in classes + pools]
+            if states and all(state.endswith("_READY") for state in states):
+                return
+            await asyncio.sleep(0.1)
+
+
+
 @contextlib.asynccontextmanager
 async def rest_client(base_url: str, token: str) -> AsyncIterator[httpx.AsyncClient]:
     """One HTTP/1.1 keep-alive connection's worth of client (a REST user)."""

@@ -23,6 +23,7 @@ from typing import Any
 
 from bench.harness import (
     ServerProcess,
+    catalogue_ready,
     percentile,
     print_table,
     rest_client,
@@ -36,19 +37,8 @@ def _time(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
-async def _catalogue_ready(server: ServerProcess, timeout: float = 60) -> None:
-    async with rest_client(server.http_url, server.admin_token()) as admin, asyncio.timeout(timeout):
-        while True:
-            classes = (await admin.get("/api/private/v1/network_classes")).json()["items"]
-            pools = (await admin.get("/api/private/v1/external_ip_pools")).json()["items"]
-            states = [item.get("status", {}).get("state", "") for item in classes + pools]
-            if states and all(state.endswith("_READY") for state in states):
-                return
-            await asyncio.sleep(0.1)
-
-
 async def onboard(server: ServerProcess, tenants: int, concurrency: int) -> dict[str, Any]:
-    await _catalogue_ready(server)
+    await catalogue_ready(server)
     async with rest_client(server.http_url, server.admin_token()) as admin:
         started = time.perf_counter()
 

@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from bench import api_throughput, list_filter, onboarding, watch_latency
+from bench import api_throughput, cluster_freshness, list_filter, onboarding, vm_fleet, watch_latency
 from bench.harness import DATABASES
 
 
@@ -63,7 +63,35 @@ async def test_onboarding(db: str) -> None:
     assert 0 <= row["ready_p50_s"] <= row["ready_p99_s"] <= row["ready_max_s"] <= row["all_ready_s"]
 
 
-@pytest.mark.parametrize("module", [api_throughput, watch_latency, list_filter, onboarding], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("db", DATABASES)
+async def test_vm_fleet(db: str) -> None:
+    # the run itself fails unless every VM is public and afterwards nothing auto-provisioned is left
+    [row] = await vm_fleet.benchmark([db], sizes=[4], concurrency=2)
+    assert row["vms"] == 4 and row["creates_per_s"] > 0
+    assert 0 < row["running_p50_s"] <= row["running_p99_s"] <= row["all_public_s"]
+    assert row["all_gone_s"] > 0 and row["up_vms_per_s"] > 0
+
+
+@pytest.mark.parametrize("db", DATABASES)
+async def test_cluster_freshness(db: str) -> None:
+    # Each change flips DEGRADED of a READY cluster (one noticed change, one status write), so
+    # every one must arrive on the Watch stream and be observed once in the histogram.
+    [row] = await cluster_freshness.benchmark([db], clusters=3, rate=5, duration=3, settle=20, ready_timeout=60)
+    assert row["errors"] == "" and row["failed_calls"] == 0
+    assert row["clusters"] == 3 and row["tenants"] == 1
+    assert row["setup_ms_per_cluster"] > 0 and 0 <= row["ready_p50_s"] <= row["ready_max_s"]
+    assert row["changes"] + row["skipped"] == 15 and row["changes"] > 0
+    assert row["delivered"] == row["changes"]
+    assert row["hist_count"] == row["changes"]
+    assert 0 < row["e2e_p50_ms"] <= row["e2e_p99_ms"] <= row["e2e_max_ms"]
+    assert row["from_ack_p50_ms"] <= row["e2e_p50_ms"]
+    assert row["hist_mean_ms"] > 0 and 0 < row["hist_p50_ms"] <= row["hist_p99_ms"]
+
+
+@pytest.mark.parametrize(
+    "module", [api_throughput, watch_latency, list_filter, onboarding, vm_fleet, cluster_freshness],
+    ids=lambda m: m.__name__,
+)
 def test_help(module: object, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         module.main(["--help"])  # type: ignore[attr-defined]

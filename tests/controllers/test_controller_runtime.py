@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 from datetime import timedelta
 
@@ -15,6 +16,7 @@ from osac.controllers.runtime import (
     TerminalError,
     TransientError,
 )
+from osac.store.errors import WriteContention
 
 TICK = timedelta(milliseconds=1)
 
@@ -186,6 +188,27 @@ async def test_transient_error_retries_after_its_delay(
     await step(clock, controller, timedelta(seconds=1))
     assert reconciler.runs("a") == 3
     assert sample("osac_reconcile_total", kind="widget", outcome="transient_error") == 2
+
+
+async def test_write_contention_is_retried_as_transient_without_a_traceback(
+    clock, make_controller, make_reconciler, sample, caplog
+) -> None:
+    def script(key: ObjectKey, runs: int) -> Result:
+        if runs == 0:
+            raise WriteContention("the database aborted the write to resolve contention: deadlock detected")
+        return Result()
+
+    reconciler = make_reconciler(script=script)
+    controller = await make_controller(reconciler)
+    with caplog.at_level(logging.INFO, logger="osac.controllers.runtime"):
+        controller.enqueue("a")
+        await controller.wait_idle()
+    assert controller.scheduled_at("a") == clock.now() + timedelta(seconds=0.5)
+    assert [r.exc_info for r in caplog.records if "deadlock detected" in r.getMessage()] == [None]
+    await step(clock, controller, timedelta(seconds=0.5))
+    assert reconciler.runs("a") == 2
+    assert sample("osac_reconcile_total", kind="widget", outcome="transient_error") == 1
+    assert sample("osac_reconcile_total", kind="widget", outcome="success") == 1
 
 
 async def test_terminal_error_is_not_retried_until_the_object_changes(

@@ -50,11 +50,11 @@ from osac.controllers.runtime import ObjectKey, Result, TransientError
 from osac.controllers.workloads import (
     ChangeLag,
     ProviderRetries,
+    derive_then_write,
     earliest_requeue,
     ensure_controller_finalizer,
     record_status,
     until,
-    write_retrying,
 )
 from osac.providers.compute import RUN_ALWAYS, ComputeProvider, VirtualMachineObservation
 from osac.providers.interfaces import NetworkAttachmentSpec, TerminalProviderError, TransientProviderError
@@ -62,6 +62,7 @@ from osac.services import workload_addresses
 from osac.services.attachments import AUTO_CLEANUP_FINALIZER
 from osac.services.catalog import Services
 from osac.status import compute as derivation
+from osac.status.common import LifecycleEventView
 from osac.status.compute_proto import apply_view_to_status, view_from_status
 from osac.status.compute_views import DELETE_FAILED, RUNNING
 from osac.status.workloads import EVENT_READY
@@ -123,6 +124,30 @@ class WriteResult:
     replaced: Message | None = None
     is_first_running: bool = False
     at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class _Derived:
+    """What one derivation decided: the status to write over ``stored`` (None once archived),
+    its events, whether the addresses go with the last finalizer, and the hints of the result."""
+
+    stored: Message | None
+    updated: Message | None = None
+    events: tuple[LifecycleEventView, ...] = ()
+    releases_addresses: bool = False
+    requeue_after: timedelta | None = None
+    is_settling: bool = False
+    is_first_running: bool = False
+    at: datetime | None = None
+
+
+def _unchanged(derived: _Derived) -> WriteResult | None:
+    """The result without a write when the derivation changes nothing stored."""
+    if derived.stored is None:
+        return WriteResult(None)
+    if derived.updated == derived.stored and not derived.events and not derived.releases_addresses:
+        return WriteResult(derived.stored, derived.requeue_after, derived.is_settling, at=derived.at)
+    return None
 
 
 class ComputeInstanceReconciler(ObjectReconciler):
@@ -256,20 +281,23 @@ class ComputeInstanceReconciler(ObjectReconciler):
     # -- status ---------------------------------------------------------------------------------
 
     async def _write(self, instance_id: str, outcome: PassOutcome) -> WriteResult:
-        """Derive from the stored object as it is now and write it under the version lock."""
-
-        async def derive_and_store(tx: Tx) -> WriteResult:
-            return await self._derive_and_store(tx, instance_id, outcome)
-
-        result = await write_retrying(self.store, derive_and_store, "compute instance status write")
+        """Derive from the stored object as it is now (a read snapshot) and write the result under
+        the version lock; a concurrent change derives again."""
+        result = await derive_then_write(
+            self.store,
+            lambda tx: self._derive(tx, instance_id, outcome),
+            lambda tx, derived: self._store(tx, instance_id, derived),
+            _unchanged,
+            "compute instance status write",
+        )
         if result.replaced is not None and result.instance is not None and result.at is not None:
             self._observe_change(result.replaced, result.instance, result.at, result.is_first_running)
         return result
 
-    async def _derive_and_store(self, tx: Tx, instance_id: str, outcome: PassOutcome) -> WriteResult:
+    async def _derive(self, tx: Tx, instance_id: str, outcome: PassOutcome) -> _Derived:
         stored = await self.load(tx, instance_id)
         if stored is None:
-            return WriteResult(None)
+            return _Derived(None)
         now = tx.clock.now()
         previous = view_from_status(stored.status)  # type: ignore[attr-defined]
         desired = await compute_spec.desired_machine(tx, stored)
@@ -311,15 +339,21 @@ class ComputeInstanceReconciler(ObjectReconciler):
         if step.is_auto_cleaned:
             remove_finalizer(updated, AUTO_CLEANUP_FINALIZER)
         if step.is_complete:
-            await workload_addresses.release_attachment_addresses(tx, KIND, instance_id)
             remove_finalizer(updated)
         is_first_running = (
             result.status.state == RUNNING and previous.state != RUNNING and not await _has_been_ready(tx, instance_id)
         )
-        written = await record_status(self, tx, updated, stored, result.events)
-        return WriteResult(written, result.requeue_after, external.is_settling,
-                           replaced=stored if written is not stored else None,
-                           is_first_running=is_first_running, at=now)
+        return _Derived(stored, updated, tuple(result.events), step.is_complete, result.requeue_after,
+                        external.is_settling, is_first_running, now)
+
+    async def _store(self, tx: Tx, instance_id: str, derived: _Derived) -> WriteResult:
+        assert derived.stored is not None and derived.updated is not None
+        if derived.releases_addresses:
+            await workload_addresses.release_attachment_addresses(tx, KIND, instance_id)
+        written = await record_status(self, tx, derived.updated, derived.stored, derived.events)
+        return WriteResult(written, derived.requeue_after, derived.is_settling,
+                           replaced=derived.stored if written is not derived.stored else None,
+                           is_first_running=derived.is_first_running, at=derived.at)
 
     def _observe_change(self, before: Message, after: Message, now: datetime, is_first_running: bool) -> None:
         """Metrics of one committed status change."""

@@ -8,6 +8,9 @@ same way, and these pieces keep that way in one place:
 - ``write_retrying``: the status write runs under the version lock and is re-derived from a fresh
   read on ``Conflict`` (concurrent spec edits are never lost, events never duplicated), a bounded
   number of times before the pass gives way to the next one;
+- ``derive_then_write``: the same, with the reads and the derivation in a read transaction and
+  only the write in the write transaction (on SQLite the one writer is held for the write
+  alone), and no write transaction at all when the derivation changes nothing;
 - ``record_status``: the derived status and its lifecycle events go into one transaction;
 - ``earliest_requeue``: the next pass is due at the earliest of the hints (derivation deadlines,
   the provider's ``next_change_at``, polls, the resync bound);
@@ -43,6 +46,7 @@ log = logging.getLogger(__name__)
 WRITE_ATTEMPTS = 5
 
 _T = TypeVar("_T")
+_P = TypeVar("_P")
 
 
 async def write_retrying(store: Store, write: Callable[[Tx], Awaitable[_T]], what: str) -> _T:
@@ -55,6 +59,34 @@ async def write_retrying(store: Store, write: Callable[[Tx], Awaitable[_T]], wha
         try:
             async with store.write() as tx:
                 return await write(tx)
+        except Conflict:
+            continue
+    raise TransientError(f"{what} kept conflicting; looking again", delay=timedelta(0))
+
+
+async def derive_then_write(
+    store: Store,
+    derive: Callable[[Tx], Awaitable[_P]],
+    write: Callable[[Tx, _P], Awaitable[_T]],
+    unchanged: Callable[[_P], _T | None],
+    what: str,
+) -> _T:
+    """``derive`` in a read transaction (one snapshot), then ``write`` what it decided in a write
+    transaction, whose version lock fails with ``Conflict`` when the object changed since the
+    snapshot: then everything is derived again from a fresh read. When ``unchanged(plan)`` gives
+    a result, nothing is to be written and no write transaction is opened.
+
+    :raises TransientError: still conflicting after ``WRITE_ATTEMPTS`` tries; the pass runs again at once.
+    """
+    for _ in range(WRITE_ATTEMPTS):
+        async with store.read() as tx:
+            plan = await derive(tx)
+        result = unchanged(plan)
+        if result is not None:
+            return result
+        try:
+            async with store.write() as tx:
+                return await write(tx, plan)
         except Conflict:
             continue
     raise TransientError(f"{what} kept conflicting; looking again", delay=timedelta(0))

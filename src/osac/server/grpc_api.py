@@ -18,8 +18,7 @@ from google.protobuf.message_factory import GetMessageClass
 from osac.model import protos
 from osac.server.authn import DRY_RUN_KEY, Authenticator
 from osac.server.metrics import observe
-from osac.services.errors import ServiceError
-from osac.store import errors as store_errors
+from osac.services.errors import api_error
 
 log = logging.getLogger(__name__)
 
@@ -35,10 +34,9 @@ def _metadata(context: grpc.aio.ServicerContext, key: str) -> str | None:
 
 
 async def _abort(context: grpc.aio.ServicerContext, error: Exception) -> None:
-    if isinstance(error, ServiceError):
-        await context.abort(error.code, error.message)
-    if isinstance(error, store_errors.DatabaseUnavailable):
-        await context.abort(grpc.StatusCode.UNAVAILABLE, str(error))
+    known = api_error(error)
+    if known is not None:
+        await context.abort(known.code, known.message)
     log.exception("internal error", exc_info=error)
     await context.abort(grpc.StatusCode.INTERNAL, "internal error; see the server log")
 
@@ -86,7 +84,8 @@ def _unary(
                 )
                 return await function(caller, request)
             except Exception as error:  # every error becomes a status
-                outcome.code = error.code.name if isinstance(error, ServiceError) else "INTERNAL"
+                known = api_error(error)
+                outcome.code = known.code.name if known is not None else "INTERNAL"
                 await _abort(context, error)
                 raise
 

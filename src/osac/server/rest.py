@@ -22,7 +22,8 @@ from osac.server.endpoints import request_class
 from osac.server.metrics import observe
 from osac.services import fields
 from osac.services.context import Caller
-from osac.services.errors import InvalidArgument, ServiceError
+from osac.services.errors import InvalidArgument, ServiceError, api_error
+from osac.store.errors import WriteContention
 
 PUBLIC_PREFIX = "/api/fulfillment/v1"
 PRIVATE_PREFIX = "/api/private/v1"
@@ -261,8 +262,10 @@ def route_handler(route: RestRoute, authenticator: Authenticator) -> Callable[[R
                     )
                 message = await route.binder(request, route.request_class)
                 return route.renderer(await function(caller, message))
-            except ServiceError as error:
-                outcome.code = error.code.name
-                return error_response(error)
+            except (ServiceError, WriteContention) as error:
+                known = api_error(error)
+                assert known is not None
+                outcome.code = known.code.name
+                return error_response(known)
 
     return handle

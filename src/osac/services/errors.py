@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import grpc
 
+from osac.store.errors import DatabaseUnavailable, WriteContention
+
 
 class ServiceError(Exception):
     code: grpc.StatusCode = grpc.StatusCode.INTERNAL
@@ -81,3 +83,15 @@ class Unavailable(ServiceError):
 
 #: gRPC code → HTTP status, for errors that do not come from this module (e.g. grpc aborts).
 HTTP_STATUS = {cls.code: cls.http_status for cls in ServiceError.__subclasses__()}
+
+
+def api_error(error: Exception) -> ServiceError | None:
+    """The API error an exception stands for: service errors as they are, the store's transient
+    failures as the code a client retries on; None for an unexpected exception (a bug)."""
+    if isinstance(error, ServiceError):
+        return error
+    if isinstance(error, WriteContention):
+        return Aborted(f"{error}; nothing was changed, retry the request")
+    if isinstance(error, DatabaseUnavailable):
+        return Unavailable(str(error))
+    return None

@@ -4,6 +4,7 @@ StoreError
  +-- Conflict            (ABORTED: the stored version is not the one the write was based on)
  +-- AlreadyExists       (ALREADY_EXISTS: a unique constraint refused the write)
  +-- RevisionExpired     (OUT_OF_RANGE: a watch resumes from a revision retention removed)
+ +-- WriteContention     (ABORTED: the database broke a deadlock or a serialization conflict)
  +-- DatabaseUnavailable (UNAVAILABLE)
 """
 
@@ -33,6 +34,12 @@ class RevisionExpired(StoreError):
         )
         self.revision = revision
         self.oldest = oldest
+
+
+class WriteContention(StoreError):
+    """PostgreSQL rolled the transaction back to break a deadlock (40P01) or a serialization
+    conflict (40001) with a concurrent one: nothing was written, and the same work succeeds when
+    done again from a fresh read."""
 
 
 class DatabaseUnavailable(StoreError):

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from google.protobuf.message import Message
 from sqlalchemy import ColumnElement, Table, func, insert, select, text, update
 from sqlalchemy import delete as sql_delete
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from osac.clock import Clock
@@ -25,7 +25,7 @@ from osac.model.kinds import Kind
 from osac.store import schema
 from osac.store.codec import from_storage, to_storage
 from osac.store.engine import Engines
-from osac.store.errors import AlreadyExists, Conflict
+from osac.store.errors import AlreadyExists, Conflict, WriteContention
 from osac.store.tables import ARCHIVE, LIVE
 
 EVENT_CREATED = 1
@@ -252,6 +252,11 @@ def _parse(text: str | None) -> datetime | None:
     return datetime.strptime(base, "%Y-%m-%dT%H:%M:%S").replace(microsecond=micro, tzinfo=UTC)
 
 
+#: SQLSTATEs of a transaction PostgreSQL aborted because of a concurrent one: deadlock detected,
+#: serialization failure.
+CONTENTION_STATES = frozenset({"40P01", "40001"})
+
+
 class Store:
     """Transactions over one database. ``on_commit`` is told the last revision of every commit
     (the in-process wake-up of watchers and controllers)."""
@@ -270,13 +275,22 @@ class Store:
 
     @asynccontextmanager
     async def write(self) -> AsyncIterator[Tx]:
-        """A writing transaction; commits when the block ends without an exception."""
-        async with self.engines.writer.connect() as conn, conn.begin():
-            tx = Tx(conn, self.clock)
-            yield tx
-            if tx.last_revision and self.dialect == "postgresql":
-                await conn.execute(text("SELECT pg_notify(:channel, :revision)"),
-                                   {"channel": NOTIFY_CHANNEL, "revision": str(tx.last_revision)})
+        """A writing transaction; commits when the block ends without an exception.
+
+        :raises WriteContention: the database aborted it to resolve a deadlock or a
+            serialization conflict with another writer (nothing was written; do it again).
+        """
+        try:
+            async with self.engines.writer.connect() as conn, conn.begin():
+                tx = Tx(conn, self.clock)
+                yield tx
+                if tx.last_revision and self.dialect == "postgresql":
+                    await conn.execute(text("SELECT pg_notify(:channel, :revision)"),
+                                       {"channel": NOTIFY_CHANNEL, "revision": str(tx.last_revision)})
+        except DBAPIError as error:
+            if getattr(error.orig, "sqlstate", None) in CONTENTION_STATES:
+                raise WriteContention(f"the database aborted the write to resolve contention: {error.orig}") from error
+            raise
         if tx.last_revision:
             for listener in self._commit_listeners:
                 listener(tx.last_revision)
