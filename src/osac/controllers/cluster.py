@@ -259,18 +259,23 @@ class ClusterReconciler(ObjectReconciler):
         cluster_id: str = cluster.id  # type: ignore[attr-defined]
         started: int = cluster.metadata.version  # type: ignore[attr-defined]
 
-        async def derive_and_store(tx: Tx) -> tuple[Message | None, timedelta | None]:
+        async def derive_and_store(tx: Tx) -> tuple[Message | None, timedelta | None, bool]:
             stored = await self.load(tx, cluster_id)
             fresh = failure
             if stored is not None and stored.metadata.version != started and failure is not None:  # type: ignore[attr-defined]
                 fresh = None
-            written, requeue = await self._derive_and_store(tx, cluster_id, observation, fresh,
-                                                            cleanup_pending, auto_cleaned)
+            written, requeue, changed = await self._derive_and_store(tx, cluster_id, observation, fresh,
+                                                                     cleanup_pending, auto_cleaned)
             if fresh is not failure:
                 requeue = timedelta(0)
-            return written, requeue
+            return written, requeue, changed
 
-        return await write_retrying(self.store, derive_and_store, "cluster status write")
+        written, requeue_after, changed = await write_retrying(self.store, derive_and_store, "cluster status write")
+        if changed:
+            self.changes.committed(cluster_id, observation.observed_at, self.store.clock.now())
+        elif written is not None:
+            self.changes.unchanged(cluster_id, observation.observed_at)
+        return written, requeue_after
 
     async def _derive_and_store(
         self,
@@ -280,10 +285,11 @@ class ClusterReconciler(ObjectReconciler):
         failure: derivation.TerminalFailure | None,
         cleanup_pending: tuple[str, ...],
         auto_cleaned: bool,
-    ) -> tuple[Message | None, timedelta | None]:
+    ) -> tuple[Message | None, timedelta | None, bool]:
+        """The object as written, the derivation's requeue hint, and whether the write changed it."""
         stored = await self.load(tx, cluster_id)
         if stored is None:
-            return None, None
+            return None, None, False
         now = tx.clock.now()
         vips = await cluster_addresses.reserved_vips(tx, cluster_id)
         context = derivation.ClusterContext(
@@ -321,8 +327,7 @@ class ClusterReconciler(ObjectReconciler):
         written = await record_status(self, tx, desired, stored, result.events)
         if written is not stored:
             cluster_metrics.observe_transition(stored, written, now)
-            self.changes.committed(cluster_id, now)
-        return written, result.requeue_after
+        return written, result.requeue_after, written is not stored
 
     # -- helpers --------------------------------------------------------------------------------
 

@@ -292,6 +292,12 @@ class ComputeInstanceReconciler(ObjectReconciler):
         )
         if result.replaced is not None and result.instance is not None and result.at is not None:
             self._observe_change(result.replaced, result.instance, result.at, result.is_first_running)
+        observed_at = outcome.observation.observed_at if outcome.observation is not None else None
+        if observed_at is not None and result.instance is not None:
+            if result.replaced is not None:
+                self.changes.committed(instance_id, observed_at, self.store.clock.now())
+            else:
+                self.changes.unchanged(instance_id, observed_at)
         return result
 
     async def _derive(self, tx: Tx, instance_id: str, outcome: PassOutcome) -> _Derived:
@@ -362,7 +368,6 @@ class ComputeInstanceReconciler(ObjectReconciler):
             workload_metrics.COMPUTE_PROVISIONING_DURATION.observe(max(0.0, (now - created).total_seconds()))
         if after.status.state == DELETE_FAILED and before.status.state != DELETE_FAILED:  # type: ignore[attr-defined]
             CLEANUP_FAILURES.labels(KIND).inc()
-        self.changes.committed(after.id, now)  # type: ignore[attr-defined]
 
     def _requeue(self, stored: WriteResult, outcome: PassOutcome) -> timedelta | None:
         observation = outcome.observation

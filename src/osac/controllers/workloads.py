@@ -155,26 +155,52 @@ class ProviderRetries:
 
 
 class ChangeLag:
-    """The earliest provider change per object not yet reflected in a committed status, observed
-    as ``osac_status_propagation_seconds`` once a status write commits."""
+    """How long each provider change took to reach a committed status, observed as
+    ``osac_status_propagation_seconds``: from the change time a notice carries to the commit of
+    the first status write whose observation included it.
+
+    A notice can arrive after the pass that reflected its change already committed (the pass
+    observed the change before the notice was delivered): it is measured against that write at
+    once, not left to be charged to the next, unrelated write. A change that left the status as
+    it was (nothing to write) is dropped unmeasured."""
 
     def __init__(self, label: str) -> None:
         self.label = label
-        self._changed_at: dict[str, datetime] = {}
+        #: The earliest change per object not yet reflected in a committed status.
+        self._pending: dict[str, datetime] = {}
+        #: The last committed write per object: (what its observation saw up to, commit time).
+        self._reflected: dict[str, tuple[datetime, datetime]] = {}
 
     def notice(self, object_id: str, changed_at: datetime) -> None:
-        earliest = self._changed_at.get(object_id)
+        reflected = self._reflected.get(object_id)
+        if reflected is not None and changed_at <= reflected[0]:
+            self._observe(reflected[1], changed_at)
+            return
+        earliest = self._pending.get(object_id)
         if earliest is None or changed_at < earliest:
-            self._changed_at[object_id] = changed_at
+            self._pending[object_id] = changed_at
 
-    def committed(self, object_id: str, now: datetime) -> None:
-        """A status write of ``object_id`` that changed something committed at ``now``."""
-        changed_at = self._changed_at.pop(object_id, None)
-        if changed_at is not None:
-            cluster_metrics.PROPAGATION.labels(self.label).observe(max(0.0, (now - changed_at).total_seconds()))
+    def committed(self, object_id: str, observed_at: datetime, at: datetime) -> None:
+        """A status write of ``object_id``, derived from an observation made at ``observed_at``,
+        changed something and committed at ``at``."""
+        self._reflected[object_id] = (observed_at, at)
+        changed_at = self._pending.get(object_id)
+        if changed_at is not None and changed_at <= observed_at:
+            del self._pending[object_id]
+            self._observe(at, changed_at)
+
+    def unchanged(self, object_id: str, observed_at: datetime) -> None:
+        """A pass observed at ``observed_at`` and found the status already right."""
+        changed_at = self._pending.get(object_id)
+        if changed_at is not None and changed_at <= observed_at:
+            del self._pending[object_id]
 
     def forget(self, object_id: str) -> None:
-        self._changed_at.pop(object_id, None)
+        self._pending.pop(object_id, None)
+        self._reflected.pop(object_id, None)
+
+    def _observe(self, at: datetime, changed_at: datetime) -> None:
+        cluster_metrics.PROPAGATION.labels(self.label).observe(max(0.0, (at - changed_at).total_seconds()))
 
 
 def follow_provider(
