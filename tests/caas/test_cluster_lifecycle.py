@@ -4,6 +4,7 @@ named stages, endpoints, node ports on the subnet segment, teardown with nothing
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from typing import Any
 
 import pytest
@@ -147,3 +148,47 @@ async def test_replays_concurrent_reconcilers_and_a_resync_add_no_events(live) -
     again = (await alice.request("GET", path)).json()
     assert again["metadata"]["version"] == settled["metadata"]["version"]
     assert again["status"] == settled["status"]
+
+
+class _CountingProvider:
+    """The server's cluster provider, counting the calls that create or change something."""
+
+    def __init__(self, provider: Any) -> None:
+        self.provider = provider
+        self.applies: list[str] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.provider, name)
+
+    async def apply_hosted_cluster(self, cluster_id: str, spec: Any) -> None:
+        self.applies.append("HostedCluster")
+        await self.provider.apply_hosted_cluster(cluster_id, spec)
+
+    async def apply_node_pool(self, cluster_id: str, key: str, spec: Any) -> None:
+        self.applies.append(f"NodePool {key}={spec.replicas}")
+        await self.provider.apply_node_pool(cluster_id, key, spec)
+
+
+async def test_a_settled_cluster_is_observed_again_but_applied_only_when_its_spec_changes(live) -> None:
+    server, admin, alice = live
+    body = {"metadata": {"name": "steady"}, "spec": {"template": "ocp-small", "release_image": RELEASE_IMAGE}}
+    created = (await alice.request("POST", f"{PUBLIC}/clusters", json=body)).json()
+    path = f"{PUBLIC}/clusters/{created['id']}"
+    await wait_for(alice, path, lambda c: c["status"]["state"] == "CLUSTER_STATE_READY", timeout=60)
+    served = server.app.controllers.controllers["cluster"].reconciler
+    assert isinstance(served, ClusterReconciler)
+    counting = _CountingProvider(served.provider)
+    context = dataclasses.replace(served.context, provider=counting)
+    reconciler = ClusterReconciler(server.app.services, context)
+    key = ObjectKey("cluster", created["id"])
+
+    for _ in range(20):
+        await reconciler.reconcile(key)
+    assert counting.applies == ["HostedCluster", "NodePool workers=3"]  # the first pass of this reconciler
+
+    patch = {"spec": {"node_sets": {"workers": {"host_type": "vm-standard", "size": 4}}}}
+    response = await alice.request("PATCH", path, params={"update_mask": "spec.node_sets"}, json=patch)
+    assert response.status_code == 200, response.text
+    for _ in range(5):
+        await reconciler.reconcile(key)
+    assert counting.applies[2:] == ["HostedCluster", "NodePool workers=4"]

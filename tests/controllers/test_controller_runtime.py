@@ -12,6 +12,7 @@ import pytest
 from osac.controllers.runtime import (
     Backoff,
     ObjectKey,
+    OwnWrites,
     Result,
     TerminalError,
     TransientError,
@@ -188,6 +189,24 @@ async def test_transient_error_retries_after_its_delay(
     await step(clock, controller, timedelta(seconds=1))
     assert reconciler.runs("a") == 3
     assert sample("osac_reconcile_total", kind="widget", outcome="transient_error") == 2
+
+
+async def test_the_change_of_a_reconcilers_own_write_does_not_queue_the_key(make_controller, make_reconciler) -> None:
+    reconciler = make_reconciler()
+    reconciler.own_writes = OwnWrites()
+    controller = await make_controller(reconciler)
+    reconciler.own_writes.record("a", 7)
+    controller.enqueue_change("a", 7)  # its own write: nothing to do
+    await controller.wait_idle()
+    assert reconciler.calls == []
+    controller.enqueue_change("a", 6)  # someone else's change before it
+    await controller.wait_idle()
+    controller.enqueue_change("a", 7)  # a revision is the reconciler's own once
+    await controller.wait_idle()
+    reconciler.own_writes.record("b", 9)
+    controller.enqueue_change("b", 10)  # a later change of someone else
+    await controller.wait_idle()
+    assert reconciler.calls == ["a", "a", "b"]
 
 
 async def test_write_contention_is_retried_as_transient_without_a_traceback(

@@ -6,7 +6,8 @@ One pass, level-triggered:
 1. Add the controller finalizer before the first provider call.
 2. Not deleting, not failed: apply the HostedCluster (with the reserved VIPs), one NodePool per
    node set (with the node addresses reserved by the service), delete NodePools of removed node
-   sets. Provider calls are idempotent and repeated on every pass. A transient error is retried
+   sets. Provider calls are idempotent; they are repeated when what they send changed, when the
+   last observation lacks what they create, and at least every 5 minutes. A transient error is retried
    with backoff (the status still reflects the last observation); a terminal one becomes the
    derivation's ``terminal_failure``.
 3. Deleting: remove the auto-provisioned external access first (attachments, then external IPs),
@@ -17,7 +18,8 @@ One pass, level-triggered:
    conflict re-runs the pass: concurrent spec edits are never lost, events never duplicated). The
    final write of a torn-down cluster drops the finalizer, which archives it.
 6. Requeue at the earliest of the derivation's ``requeue_after`` (stall timers), the provider's
-   ``next_change_at`` and the resync bound.
+   ``next_change_at`` and the resync bound. The change of the pass's own status write does not
+   queue the cluster again (``own_writes``).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from osac.controllers.objects import (
     remove_finalizer,
 )
 from osac.controllers.provisioning import NetworkingContext
-from osac.controllers.runtime import ObjectKey, Result, TransientError
+from osac.controllers.runtime import ObjectKey, OwnWrites, Result, TransientError
 from osac.controllers.workloads import (
     ChangeLag,
     ProviderRetries,
@@ -64,6 +66,9 @@ from osac.store.objects import Tx
 
 #: A missed change notice costs at most this much staleness (cluster-status.md §17).
 RESYNC = timedelta(seconds=30)
+#: A settled cluster's HostedCluster and NodePools are applied again at least this often, so that
+#: what someone changed on the hub is put back (what went missing is re-applied at once).
+REAPPLY = timedelta(minutes=5)
 #: Failed provider calls are retried after 1 s, doubling up to 60 s.
 BACKOFF = Backoff(base=timedelta(seconds=1), factor=2.0, cap=timedelta(seconds=60))
 DEFAULT_BASE_DOMAIN = "clusters.osac.example"
@@ -79,6 +84,15 @@ class ClusterControllerContext:
     base_domain: str = DEFAULT_BASE_DOMAIN
 
 
+@dataclass(frozen=True)
+class _Applied:
+    """The HostedCluster and NodePools applied to the provider, and when."""
+
+    hosted: HostedClusterSpec
+    pools: tuple[tuple[str, NodePoolSpec], ...]
+    at: datetime
+
+
 class ClusterReconciler(ObjectReconciler):
     kind = "cluster"
 
@@ -87,10 +101,14 @@ class ClusterReconciler(ObjectReconciler):
         self.context = context
         self.provider = context.provider
         self.retries = ProviderRetries("cluster", BACKOFF.delay)
+        #: What this process last applied per cluster (skipped while unchanged, see ``_apply``).
+        self._applied: dict[str, _Applied] = {}
         #: Node ports attached by this process: (cluster id, host, interface) -> address.
         self._attached: dict[tuple[str, str, str], str] = {}
         #: Provider change notices not yet reflected in a committed status (the caller enqueues).
         self.changes = ChangeLag("cluster")
+        #: Every pass sets its own next run: its own status write queues nothing.
+        self.own_writes = OwnWrites()
 
     # -- the pass -----------------------------------------------------------------------------
 
@@ -122,6 +140,7 @@ class ClusterReconciler(ObjectReconciler):
         observation = await self.provider.observe_cluster(cluster.id)  # type: ignore[attr-defined]
         if not observation.readable:
             cluster_metrics.OBSERVATION_ERRORS.labels("cluster", "cluster").inc()
+        self._check_applied(cluster, observation)
         try:
             pending_ports = await self._converge_ports(cluster, observation)
         except ProviderError as error:
@@ -141,6 +160,10 @@ class ClusterReconciler(ObjectReconciler):
     # -- provisioning ---------------------------------------------------------------------------
 
     async def _apply(self, cluster: Message) -> None:
+        """Apply the HostedCluster and one NodePool per node set, and delete the NodePools of
+        removed node sets. The calls are repeated when what they would send changed, when the
+        last observation missed something they create, and at least every ``REAPPLY``: a burst of
+        changes to a settled cluster costs observations, not re-applies."""
         spec = cluster.spec  # type: ignore[attr-defined]
         cluster_id: str = cluster.id  # type: ignore[attr-defined]
         async with self.store.read() as tx:
@@ -148,7 +171,7 @@ class ClusterReconciler(ObjectReconciler):
             if vips is None:
                 raise TerminalProviderError("VIPsMissing", "the cluster's API and ingress VIPs are not reserved")
             nodes = {key: await cluster_addresses.node_addresses(tx, cluster_id, key) for key in spec.node_sets}
-        await self.provider.apply_hosted_cluster(cluster_id, HostedClusterSpec(
+        hosted = HostedClusterSpec(
             name=hosted_cluster_name(cluster_id),
             release_image=spec.release_image,
             pull_secret=spec.pull_secret,
@@ -160,21 +183,39 @@ class ClusterReconciler(ObjectReconciler):
             ingress_vip=vips[1],
             subnet_segment=spec.network_attachment.subnet,
             labels={"osac.openshift.io/cluster-uuid": cluster_id, "osac.openshift.io/tenant": cluster.metadata.tenant},  # type: ignore[attr-defined]
-        ))
-        for key in sorted(spec.node_sets):
-            node_set = spec.node_sets[key]
-            held = nodes.get(key, {})
-            addresses = tuple(held[i] for i in range(node_set.size) if i in held)
-            await self.provider.apply_node_pool(cluster_id, key, NodePoolSpec(
-                host_type=node_set.host_type,
-                replicas=node_set.size,
-                fabric_interface=node_set.fabric_interface,
-                node_addresses=addresses,
+        )
+        pools = tuple(
+            (key, NodePoolSpec(
+                host_type=spec.node_sets[key].host_type,
+                replicas=spec.node_sets[key].size,
+                fabric_interface=spec.node_sets[key].fabric_interface,
+                node_addresses=tuple(nodes.get(key, {})[i] for i in range(spec.node_sets[key].size)
+                                     if i in nodes.get(key, {})),
             ))
+            for key in sorted(spec.node_sets)
+        )
+        now = self.store.clock.now()
+        applied = self._applied.get(cluster_id)
+        if applied is not None and applied.hosted == hosted and applied.pools == pools and now - applied.at < REAPPLY:
+            return
+        self._applied.pop(cluster_id, None)
+        await self.provider.apply_hosted_cluster(cluster_id, hosted)
+        for key, pool in pools:
+            await self.provider.apply_node_pool(cluster_id, key, pool)
         observation = await self.provider.observe_cluster(cluster_id)
         if observation.readable:
             for key in sorted(observed_keys(observation) - set(spec.node_sets)):
                 await self.provider.delete_node_pool(cluster_id, key)
+        self._applied[cluster_id] = _Applied(hosted, pools, now)
+
+    def _check_applied(self, cluster: Message, observation: ClusterObservation) -> None:
+        """Forget the last apply when the observation lacks what it created or still shows a
+        removed node set, so the next pass applies again."""
+        cluster_id: str = cluster.id  # type: ignore[attr-defined]
+        if cluster_id not in self._applied or not observation.readable:
+            return
+        if observation.hosted_cluster is None or observed_keys(observation) != set(cluster.spec.node_sets):  # type: ignore[attr-defined]
+            del self._applied[cluster_id]
 
     # -- teardown -------------------------------------------------------------------------------
 
@@ -322,8 +363,8 @@ class ClusterReconciler(ObjectReconciler):
         derivation.apply_view_to_status(result.status, desired.status)  # type: ignore[attr-defined]
         if auto_cleaned:
             remove_finalizer(desired, AUTO_CLEANUP_FINALIZER)
-        if result.teardown_complete:
-            remove_finalizer(desired)
+        if result.teardown_complete and stored.status.state == self._state("DELETING"):  # type: ignore[attr-defined]
+            remove_finalizer(desired)  # DELETING was published before: now DELETED (cluster-status.md §18)
         written = await record_status(self, tx, desired, stored, result.events)
         if written is not stored:
             cluster_metrics.observe_transition(stored, written, now)
@@ -347,6 +388,7 @@ class ClusterReconciler(ObjectReconciler):
 
     def _forget(self, cluster_id: str) -> None:
         self.retries.succeeded(cluster_id)
+        self._applied.pop(cluster_id, None)
         self.changes.forget(cluster_id)
         for key in [k for k in self._attached if k[0] == cluster_id]:
             del self._attached[key]

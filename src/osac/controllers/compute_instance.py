@@ -46,7 +46,7 @@ from osac.controllers.objects import (
     remove_finalizer,
 )
 from osac.controllers.provisioning import NetworkingContext
-from osac.controllers.runtime import ObjectKey, Result, TransientError
+from osac.controllers.runtime import ObjectKey, OwnWrites, Result, TransientError
 from osac.controllers.workloads import (
     ChangeLag,
     ProviderRetries,
@@ -163,6 +163,8 @@ class ComputeInstanceReconciler(ObjectReconciler):
         self._ports: dict[tuple[str, str], NetworkAttachmentSpec] = {}
         #: Provider change notices not yet reflected in a committed status (the caller enqueues).
         self.changes = ChangeLag(KIND)
+        #: Every pass sets its own next run: its own status write queues nothing.
+        self.own_writes = OwnWrites()
 
     # -- the pass ---------------------------------------------------------------------------------
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from google.protobuf.message import Message
 
+from osac.controllers.runtime import OwnWrites
 from osac.model import registry
 from osac.model.kinds import Kind
 from osac.services.catalog import Services
@@ -16,9 +17,12 @@ CONTROLLER_FINALIZER = "fulfillment-controller"
 
 
 class ObjectReconciler:
-    """Base of the per-kind reconcilers. Subclasses set ``kind`` (a registry name)."""
+    """Base of the per-kind reconcilers. Subclasses set ``kind`` (a registry name), and
+    ``own_writes`` when every pass schedules its own next run (then the change of its own status
+    write does not queue the object again)."""
 
     kind: str
+    own_writes: OwnWrites | None = None
 
     def __init__(self, services: Services) -> None:
         self.services = services
@@ -38,7 +42,14 @@ class ObjectReconciler:
 
     async def write(self, tx: Tx, desired: Message, stored: Message) -> Message:
         """Persist ``desired`` over ``stored`` (no-op when equal; Conflict when stale)."""
-        return await self.service.write_status(tx, desired, stored)
+        written = await self.service.write_status(tx, desired, stored)
+        own = self.own_writes
+        # A teardown's passes follow one another through their own writes (each step's write
+        # queues the next look), and an archive's change runs the last pass, which forgets.
+        if own is not None and written is not stored and not is_deleting(written):
+            object_id, revision = written.id, tx.last_revision  # type: ignore[attr-defined]
+            tx.after_commit(lambda: own.record(object_id, revision))
+        return written
 
 
 def copy(message: Message) -> Message:

@@ -39,6 +39,10 @@ Guarantees of the runtime
 * At most ``workers`` runs per kind at once.
 * Timers: the next run of a key is the earliest of its requested times; a run supersedes any
   pending timer of its key (its own outcome schedules the next one).
+* A reconciler that keeps an `OwnWrites` (``own_writes``) is not queued again by the change its
+  own status write made: the pass that wrote it already acted on everything it saw and set its
+  own next run. A change by anyone else (a spec edit between the pass's reads and its write has
+  a revision of its own) queues the key as usual.
 * Nothing is lost while a controller is down: when it starts (process start, or taking over the
   lease of another process) it enqueues every key of its kind, and then every ``resync_period``.
 * Time is the injected `Clock`. A fake clock notifies nobody, so due times are computed from
@@ -161,6 +165,25 @@ class TransientError(ReconcileError):
 
 class TerminalError(ReconcileError):
     """Retrying cannot help; the key is not retried until the object changes again."""
+
+
+class OwnWrites:
+    """The revision of the last write a reconciler committed per object, so that the change feed
+    can tell that change from everyone else's (exactly that revision: an earlier change of the
+    object is someone else's and still queues it)."""
+
+    def __init__(self) -> None:
+        self._revisions: dict[str, int] = {}
+
+    def record(self, object_id: str, revision: int) -> None:
+        self._revisions[object_id] = revision
+
+    def is_own(self, object_id: str, revision: int) -> bool:
+        """Whether the change at ``revision`` is the recorded write (forgotten once asked)."""
+        if self._revisions.get(object_id) != revision:
+            return False
+        del self._revisions[object_id]
+        return True
 
 
 class Reconciler(Protocol):
@@ -347,6 +370,14 @@ class Controller:
         return self._timers.get(object_id)
 
     # -- entries ------------------------------------------------------------------------------
+
+    def enqueue_change(self, object_id: str, revision: int) -> None:
+        """The change feed's entry: the object changed at ``revision``; the reconciler's own write
+        queues nothing."""
+        own = getattr(self._reconciler, "own_writes", None)
+        if isinstance(own, OwnWrites) and own.is_own(object_id, revision):
+            return
+        self.enqueue(object_id)
 
     def enqueue(self, object_id: str) -> None:
         """The object changed: reconcile it soon (and forget a terminal error)."""
@@ -816,7 +847,7 @@ class ControllerManager:
             for change in changes:
                 controller = self._controllers.get(change.kind)
                 if controller is not None:
-                    controller.enqueue(change.object_id)
+                    controller.enqueue_change(change.object_id, change.revision)
             if changes:
                 await self._advance(changes[-1].revision)
             if len(changes) < self._feed_batch_size:

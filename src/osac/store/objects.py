@@ -65,6 +65,11 @@ class Tx:
         self.conn = conn
         self.clock = clock
         self.last_revision = 0
+        self._after_commit: list[Callable[[], None]] = []
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` once this transaction has committed (never if it rolls back)."""
+        self._after_commit.append(callback)
 
     @property
     def dialect(self) -> str:
@@ -291,6 +296,8 @@ class Store:
             if getattr(error.orig, "sqlstate", None) in CONTENTION_STATES:
                 raise WriteContention(f"the database aborted the write to resolve contention: {error.orig}") from error
             raise
+        for callback in tx._after_commit:
+            callback()
         if tx.last_revision:
             for listener in self._commit_listeners:
                 listener(tx.last_revision)
