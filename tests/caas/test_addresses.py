@@ -7,7 +7,12 @@ from __future__ import annotations
 
 import ipaddress
 
+import pytest
+
 from osac.ipam import allocator
+from osac.model import registry
+from osac.services import cluster_addresses
+from osac.store.errors import Conflict
 from tests.caas.conftest import Caas, error
 
 
@@ -85,3 +90,25 @@ async def test_node_addresses_beyond_the_workload_range_are_refused(caas: Caas) 
                               mask="spec.node_sets")
     assert shrunk.status_code == 200, shrunk.text
     assert len([p for p, _, _ in await _held(caas, cluster["id"]) if p == "node:workers"]) == 6
+
+
+async def test_a_growth_committed_during_a_reconcile_pass_is_not_released_as_surplus(caas: Caas) -> None:
+    """A pass that read the cluster at size 3 and releases surplus node addresses after a growth
+    to 5 committed (each PostgreSQL statement sees the latest commits, so the new ordinals 3 and 4
+    look surplus to it) fails with Conflict and releases nothing: the pass holds the cluster's row
+    as of the version it read. On SQLite the one writer rules the interleaving out."""
+    if caas.server.app.store.dialect != "postgresql":
+        pytest.skip("SQLite serialises the two writes")
+    cluster = await caas.cluster()
+    kind = registry.get("cluster")
+    store = caas.server.app.store
+    with pytest.raises(Conflict):
+        async with store.write() as tx:
+            stored = await tx.get(kind, cluster["id"])  # the pass's read: size 3
+            assert stored is not None
+            response = await caas.patch("clusters", cluster["id"],
+                                        {"spec": {"node_sets": {"workers": {"size": 5}}}}, mask="spec.node_sets")
+            assert response.status_code == 200, response.text
+            await cluster_addresses.release_surplus_nodes(tx, stored, {("workers", i) for i in range(3)})
+    assert [(p, o) for p, o, _ in await _held(caas, cluster["id"]) if p == "node:workers"] == [
+        ("node:workers", i) for i in range(5)]

@@ -24,14 +24,17 @@ One pass, level-triggered:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from google.protobuf.message import Message
+from sqlalchemy import select
 
 from osac.controllers import cluster_metrics, topology
 from osac.controllers.auto_cleanup import clean_auto_provisioned
 from osac.controllers.backoff import Backoff
+from osac.controllers.cluster_hosts import ClusterHosts, NodeSetHosts
 from osac.controllers.objects import (
     CONTROLLER_FINALIZER,
     ObjectReconciler,
@@ -50,6 +53,7 @@ from osac.controllers.workloads import (
     until,
     write_retrying,
 )
+from osac.providers.baremetal import BareMetalProvider
 from osac.providers.clusters import ClusterObservation, ClusterProvider, HostedClusterSpec, NodePoolSpec
 from osac.providers.interfaces import (
     NetworkAttachmentSpec,
@@ -61,7 +65,9 @@ from osac.services import cluster_addresses
 from osac.services.attachments import AUTO_CLEANUP_FINALIZER
 from osac.services.catalog import Services
 from osac.services.cluster_failures import recorded_failure
+from osac.services.workload_interfaces import is_bare_metal
 from osac.status import clusters as derivation
+from osac.store import lifecycle, schema
 from osac.store.objects import Tx
 
 #: A missed change notice costs at most this much staleness (cluster-status.md §17).
@@ -71,6 +77,8 @@ RESYNC = timedelta(seconds=30)
 REAPPLY = timedelta(minutes=5)
 #: Failed provider calls are retried after 1 s, doubling up to 60 s.
 BACKOFF = Backoff(base=timedelta(seconds=1), factor=2.0, cap=timedelta(seconds=60))
+#: Too few free hosts: asked again after 30 s, doubling up to 5 minutes (networking.md §7.3).
+HOST_BACKOFF = Backoff(base=timedelta(seconds=30), factor=2.0, cap=timedelta(minutes=5))
 DEFAULT_BASE_DOMAIN = "clusters.osac.example"
 
 
@@ -82,6 +90,8 @@ class ClusterControllerContext:
     networking: NetworkingContext
     thresholds: derivation.StallThresholds
     base_domain: str = DEFAULT_BASE_DOMAIN
+    #: The bare-metal inventory the node sets of bare-metal host types draw from (None: none).
+    inventory: BareMetalProvider | None = None
 
 
 @dataclass(frozen=True)
@@ -101,6 +111,8 @@ class ClusterReconciler(ObjectReconciler):
         self.context = context
         self.provider = context.provider
         self.retries = ProviderRetries("cluster", BACKOFF.delay)
+        self.hosts = ClusterHosts(context.inventory) if context.inventory is not None else None
+        self.host_retries = ProviderRetries("cluster host selection", HOST_BACKOFF.delay)
         #: What this process last applied per cluster (skipped while unchanged, see ``_apply``).
         self._applied: dict[str, _Applied] = {}
         #: Node ports attached by this process: (cluster id, host, interface) -> address.
@@ -132,6 +144,9 @@ class ClusterReconciler(ObjectReconciler):
                 cleanup_pending, failure, auto_cleaned = await self._teardown(cluster, failure, now)
             elif failure is None and cluster.status.state != self._state("FAILED"):  # type: ignore[attr-defined]
                 await self._apply(cluster)
+        except HostShortage as shortage:
+            retry = self.host_retries.failed(cluster.id, shortage.message)  # type: ignore[attr-defined]
+            await self._host_event(cluster, lifecycle.WARNING, "AgentSelectionFailed", shortage.message)
         except TransientProviderError as error:
             retry = self.retries.failed(cluster.id, error.message)  # type: ignore[attr-defined]
         except TerminalProviderError as error:
@@ -141,6 +156,7 @@ class ClusterReconciler(ObjectReconciler):
         if not observation.readable:
             cluster_metrics.OBSERVATION_ERRORS.labels("cluster", "cluster").inc()
         self._check_applied(cluster, observation)
+        await self._release_hosts(cluster, observation)
         try:
             pending_ports = await self._converge_ports(cluster, observation)
         except ProviderError as error:
@@ -149,12 +165,13 @@ class ClusterReconciler(ObjectReconciler):
         if is_deleting(cluster):
             cleanup_pending = cleanup_pending + pending_ports
         written, requeue_after = await self._write(cluster, observation, failure, cleanup_pending, auto_cleaned)
-        if retry is not None:
-            raise retry
+        next_change = until(observation.next_change_at, self.store.clock.now())
+        if retry is not None:  # the retry comes no later than a stall timer or a provider change
+            raise TransientError(str(retry), delay=earliest_requeue(retry.delay, requeue_after, next_change))
         self.retries.succeeded(cluster.id)  # type: ignore[attr-defined]
+        self.host_retries.succeeded(cluster.id)  # type: ignore[attr-defined]
         if written is None:
             return Result()
-        next_change = until(observation.next_change_at, self.store.clock.now())
         return Result(requeue_after=earliest_requeue(RESYNC, requeue_after, next_change))
 
     # -- provisioning ---------------------------------------------------------------------------
@@ -171,6 +188,8 @@ class ClusterReconciler(ObjectReconciler):
             if vips is None:
                 raise TerminalProviderError("VIPsMissing", "the cluster's API and ingress VIPs are not reserved")
             nodes = {key: await cluster_addresses.node_addresses(tx, cluster_id, key) for key in spec.node_sets}
+            bare_metal = await self._bare_metal_node_sets(tx, spec)
+        hosts = await self._select_hosts(cluster, bare_metal)
         hosted = HostedClusterSpec(
             name=hosted_cluster_name(cluster_id),
             release_image=spec.release_image,
@@ -191,6 +210,7 @@ class ClusterReconciler(ObjectReconciler):
                 fabric_interface=spec.node_sets[key].fabric_interface,
                 node_addresses=tuple(nodes.get(key, {})[i] for i in range(spec.node_sets[key].size)
                                      if i in nodes.get(key, {})),
+                hosts=hosts.get(key, ()),
             ))
             for key in sorted(spec.node_sets)
         )
@@ -207,6 +227,63 @@ class ClusterReconciler(ObjectReconciler):
             for key in sorted(observed_keys(observation) - set(spec.node_sets)):
                 await self.provider.delete_node_pool(cluster_id, key)
         self._applied[cluster_id] = _Applied(hosted, pools, now)
+
+    async def _bare_metal_node_sets(self, tx: Tx, spec: Message) -> dict[str, NodeSetHosts]:
+        """The node sets whose host type is bare metal, with what they ask of the inventory."""
+        wanted: dict[str, NodeSetHosts] = {}
+        for key, node_set in spec.node_sets.items():  # type: ignore[attr-defined]
+            host_type = await topology.get(tx, "host_type", node_set.host_type)
+            if host_type is not None and is_bare_metal(host_type):
+                wanted[key] = NodeSetHosts(host_type.metadata.name, node_set.size)  # type: ignore[attr-defined]
+        return wanted
+
+    async def _select_hosts(self, cluster: Message, wanted: dict[str, NodeSetHosts]) -> Mapping[str, tuple[str, ...]]:
+        """The host of each ordinal of the bare-metal node sets, claimed all at once.
+
+        :raises HostShortage: too few free hosts; nothing was claimed.
+        :raises TerminalProviderError: bare-metal node sets in a deployment without an inventory.
+        """
+        cluster_id: str = cluster.id  # type: ignore[attr-defined]
+        if self.hosts is None:
+            if wanted:
+                key = sorted(wanted)[0]
+                raise TerminalProviderError(
+                    "NoInventory", f"node set '{key}' uses the bare-metal host type '{wanted[key].host_type}', "
+                                   "and this deployment has no bare-metal inventory")
+            return {}
+
+        async def running() -> dict[tuple[str, int], str]:
+            observation = await self.provider.observe_cluster(cluster_id)
+            return {(n.node_set_key, n.ordinal): n.host_name for n in observation.nodes if n.host_name}
+
+        selection = await self.hosts.select(cluster_id, wanted, running)
+        if selection.shortage is not None:
+            raise HostShortage(selection.shortage)
+        if selection.selected_message is not None:
+            await self._host_event(cluster, lifecycle.NORMAL, "AgentsSelected", selection.selected_message)
+        return selection.hosts
+
+    async def _release_hosts(self, cluster: Message, observation: ClusterObservation) -> None:
+        """Return hosts to the inventory: those no node set needs any more once no node runs on
+        them, and all of them once the hosted cluster and its nodes are gone."""
+        if self.hosts is None or not observation.readable:
+            return
+        cluster_id: str = cluster.id  # type: ignore[attr-defined]
+        if is_deleting(cluster):
+            if observation.hosted_cluster is None and not observation.nodes:
+                await self.hosts.release_all(cluster_id)
+            return
+        await self.hosts.release_unused(cluster_id, {n.host_name for n in observation.nodes if n.host_name})
+
+    async def _host_event(self, cluster: Message, event_type: int, reason: str, message: str) -> None:
+        """Record a host-selection event; a Warning repeating the last one is not recorded again."""
+        async with self.store.write() as tx:
+            stored = await self.load(tx, cluster.id)  # type: ignore[attr-defined]
+            if stored is None:
+                return
+            if event_type == lifecycle.WARNING and await _last_host_event(tx, stored.id) == (reason, message):  # type: ignore[attr-defined]
+                return
+            await lifecycle.record(tx, self.descriptor, stored, event_type, reason, message)
 
     def _check_applied(self, cluster: Message, observation: ClusterObservation) -> None:
         """Forget the last apply when the observation lacks what it created or still shows a
@@ -357,8 +434,7 @@ class ClusterReconciler(ObjectReconciler):
             cluster_metrics.UNATTRIBUTED_NODE_POOLS.inc(result.unattributed_node_pools)
         if observation.readable and not is_deleting(stored):
             await cluster_addresses.release_surplus_nodes(
-                tx, cluster_id, {key: ns.size for key, ns in stored.spec.node_sets.items()},  # type: ignore[attr-defined]
-                {(node.node_set_key, node.ordinal) for node in observation.nodes})
+                tx, stored, {(node.node_set_key, node.ordinal) for node in observation.nodes})
         desired = copy(stored)
         derivation.apply_view_to_status(result.status, desired.status)  # type: ignore[attr-defined]
         if auto_cleaned:
@@ -388,10 +464,32 @@ class ClusterReconciler(ObjectReconciler):
 
     def _forget(self, cluster_id: str) -> None:
         self.retries.succeeded(cluster_id)
+        self.host_retries.succeeded(cluster_id)
+        if self.hosts is not None:
+            self.hosts.forget(cluster_id)
         self._applied.pop(cluster_id, None)
         self.changes.forget(cluster_id)
         for key in [k for k in self._attached if k[0] == cluster_id]:
             del self._attached[key]
+
+
+class HostShortage(Exception):
+    """Too few free hosts for the cluster's bare-metal node sets; nothing was claimed."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+HOST_EVENTS = ("AgentsSelected", "AgentSelectionFailed")
+
+
+async def _last_host_event(tx: Tx, cluster_id: str) -> tuple[str, str] | None:
+    """(reason, message) of the cluster's latest host-selection event."""
+    table = schema.lifecycle_events
+    rows = await tx.conn.execute(select(table.c.data).where(table.c.object_id == cluster_id).order_by(table.c.id))
+    found = [(data["reason"], data["message"]) for (data,) in rows if data.get("reason") in HOST_EVENTS]
+    return found[-1] if found else None
 
 
 def hosted_cluster_name(cluster_id: str) -> str:

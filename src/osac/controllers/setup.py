@@ -89,6 +89,7 @@ async def start_controllers(application: Any) -> ControllerManager:
             provider=application.managers.cluster_provider,
             networking=networking,
             thresholds=StallThresholds.from_config(application.settings.config),
+            inventory=application.managers.baremetal_provider,
         )
     compute_context = None
     if application.managers.compute_provider is not None:

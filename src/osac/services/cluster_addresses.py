@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from google.protobuf.message import Message
 
 from osac.ipam import allocator
+from osac.model import registry
 from osac.services import addresses
 from osac.store.objects import Tx
 
@@ -75,18 +76,26 @@ async def release_all(tx: Tx, cluster_id: str) -> list[str]:
 
 
 async def release_surplus_nodes(
-    tx: Tx, cluster_id: str, sizes: Mapping[str, int], running: set[tuple[str, int]]
+    tx: Tx, cluster: Message, running: set[tuple[str, int]]
 ) -> list[str]:
     """After a scale-down or a node-set removal: release node addresses of ordinals at or above
-    the node set's size (0 for a removed one) once no node of those ordinals is running any
-    more (``running`` holds the ``(key, ordinal)`` the provider reports)."""
+    the node set's size in ``cluster`` (the stored object; 0 for a removed node set) once no node
+    of those ordinals is running any more (``running`` holds the ``(key, ordinal)`` the provider
+    reports). Before releasing anything the cluster's row is held as of ``cluster``'s version, so
+    a growth committed meanwhile (whose new ordinals would look surplus) makes this a Conflict."""
+    cluster_id: str = cluster.id  # type: ignore[attr-defined]
+    sizes = {key: node_set.size for key, node_set in cluster.spec.node_sets.items()}  # type: ignore[attr-defined]
     released: list[str] = []
     held = await allocator.allocations_of(tx, OWNER, cluster_id)
     keys = {a.purpose.removeprefix("node:") for a in held if a.purpose.startswith("node:")}
+    is_held = False
     for key in sorted(keys):
         size = sizes.get(key, 0)
         surplus = [a.ordinal for a in held if a.purpose == node_purpose(key) and a.ordinal >= size]
         if surplus and not any(k == key and ordinal >= size for k, ordinal in running):
+            if not is_held:
+                await tx.hold(registry.get(OWNER), cluster)
+                is_held = True
             released += await addresses.release(tx, owner_type=OWNER, owner_id=cluster_id,
                                                 purpose=node_purpose(key), min_ordinal=size)
     return released

@@ -26,13 +26,18 @@ def host_type_label(host_type: Any) -> str:
     return f"host type '{host_type.metadata.name or host_type.id}'"
 
 
+def is_bare_metal(host_type: Any) -> bool:
+    """Whether hosts of the type are bare metal (it has a ``lifecycle`` interface, api.md §11.4)."""
+    return any(interface.role == LIFECYCLE for interface in host_type.interfaces)
+
+
 def require_bare_metal(path: str, host_type: Any) -> None:
     """:raises InvalidArgument: the host type lists no interfaces, or none with role
     ``lifecycle`` (a virtual host type, whose nodes are VMs)."""
     label = host_type_label(host_type)
     if not host_type.interfaces:
         raise InvalidArgument(f"{path}: {label} has no interfaces; a bare-metal host type lists its interfaces")
-    if not any(interface.role == LIFECYCLE for interface in host_type.interfaces):
+    if not is_bare_metal(host_type):
         raise InvalidArgument(
             f"{path}: {label} is not a bare-metal host type (it has no interface with role '{LIFECYCLE}')"
         )

@@ -183,6 +183,23 @@ class Tx:
         revision = await self.emit(EVENT_UPDATED, kind, data)
         return Written(message, revision)
 
+    async def hold(self, kind: Kind, message: Message) -> None:
+        """Lock the stored object's row until this transaction ends, as of ``message``'s version:
+        what this transaction decided from that version cannot be overtaken by a write committed
+        meanwhile (on PostgreSQL each statement sees the latest commits).
+
+        Raises ``Conflict`` when the object changed since ``message`` was read.
+        """
+        table = LIVE[kind.name]
+        version = message.metadata.version  # type: ignore[attr-defined]
+        result = await self.conn.execute(
+            update(table)
+            .where(table.c.id == message.id, table.c.version == version)  # type: ignore[attr-defined]
+            .values(version=table.c.version)
+        )
+        if result.rowcount != 1:
+            await self._conflict(kind, message, version)
+
     async def _archive(self, kind: Kind, message: Message, data: dict[str, Any], based_on: int) -> Written:
         table = LIVE[kind.name]
         result = await self.conn.execute(

@@ -798,6 +798,9 @@ async def _check_reservation_free(conn: AsyncConnection, subnet_id: str, mac: st
     if holder is None:
         return
     other = f"{holder.host_name}/{holder.interface}"
+    if other == port:
+        raise TransientProviderError(
+            "PortBusy", f"port {port} was attached by a concurrent call meanwhile; attach it again")
     if holder.mac == mac:
         raise TerminalProviderError(
             "MacInUse", f"MAC {mac} of port {port} is already reserved in subnet {subnet_id} by port {other}")

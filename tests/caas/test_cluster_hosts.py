@@ -1,0 +1,128 @@
+"""Clusters on bare-metal hosts (cluster-status.md §20 scenario 22, networking.md §7.3 "Host
+selection"): the hosts of every bare-metal node set are claimed all at once before anything is
+applied; too few → nothing claimed, no HostedCluster, one AgentSelectionFailed, Stalled (a short
+configured threshold here), never FAILED; more hosts → AgentsSelected and the cluster comes up on
+them; two clusters racing for three hosts → one gets all three; teardown returns them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from osac.server.settings import merge_config
+from tests.caas.test_cluster_scenarios import PRIVATE, PUBLIC, READY, condition, events, live, reasons
+from tests.reconcile.test_default_networking import INSTANT, wait_for
+
+SHORT = merge_config(INSTANT, {
+    "simulator": {"inventory": {"hosts": [{"prefix": "bm", "host_type": "bm-standard", "count": 2}]}},
+    "cluster_status": {"stall_thresholds": {"PreparingInfrastructure": "2s"}},
+})
+METAL = {"title": "Metal", "node_sets": {"gpu": {"host_type": "bm-standard", "size": 3}},
+         "spec_defaults": {"release_image": "quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64"}}
+
+
+async def _metal_template(admin: Any) -> None:
+    response = await admin.request("POST", f"{PRIVATE}/cluster_templates", json={"metadata": {"name": "metal"}, **METAL})
+    assert response.status_code == 200, response.text
+
+
+async def _create(alice: Any, name: str) -> dict[str, Any]:
+    response = await alice.request("POST", f"{PUBLIC}/clusters", json={"metadata": {"name": name},
+                                                                       "spec": {"template": "metal"}})
+    assert response.status_code == 200, response.text
+    return dict(response.json())
+
+
+async def _hosts(admin: Any) -> dict[str, str]:
+    """Host name -> owner id ("" when free)."""
+    response = await admin.request("POST", f"{PRIVATE}/simulator/list_hosts", json={"host_type": "bm-standard"})
+    assert response.status_code == 200, response.text
+    return {h["name"]: h.get("owner", {}).get("id", "") for h in response.json()["hosts"]}
+
+
+async def _observation(admin: Any, cluster_id: str) -> dict[str, Any]:
+    response = await admin.request("POST", f"{PRIVATE}/simulator/get_observation", json={"kind": "cluster", "key": cluster_id})
+    assert response.status_code == 200, response.text
+    return dict(response.json()["observation"])
+
+
+async def _add_host(admin: Any, prefix: str) -> None:
+    response = await admin.request("POST", f"{PRIVATE}/simulator/add_hosts",
+                                   json={"prefix": prefix, "host_type": "bm-standard", "count": 1})
+    assert response.status_code == 200, response.text
+
+
+async def _signal(admin: Any, cluster_id: str) -> None:
+    assert (await admin.request("POST", f"{PRIVATE}/clusters/{cluster_id}/signal", json={})).status_code == 200
+
+
+async def test_a_host_shortage_claims_nothing_and_stalls_until_a_host_is_added(db_url, tmp_path) -> None:
+    async with live(db_url, tmp_path, SHORT) as (admin, alice):
+        await _metal_template(admin)
+        cluster = await _create(alice, "gpu-lab")
+        path = f"{PUBLIC}/clusters/{cluster['id']}"
+        stalled = await wait_for(alice, path, lambda c: condition(c, "PROGRESSING")["reason"] == "Stalled", timeout=30)
+        assert stalled["status"]["state"] == "CLUSTER_STATE_PROGRESSING"
+        assert stalled["status"]["stage"] == "PreparingInfrastructure"
+        assert condition(stalled, "FAILED")["status"] == "CONDITION_STATUS_FALSE"
+        assert set((await _hosts(admin)).values()) == {""}  # nothing claimed
+        assert (await _observation(admin, cluster["id"]))["hosted_cluster"] is None
+        warnings = [(e["type"], e["message"]) for e in await events(alice, cluster["id"]) if e["reason"] == "AgentSelectionFailed"]
+        assert warnings == [("LIFECYCLE_EVENT_TYPE_WARNING", "node set 'gpu' needs 3 hosts of type 'bm-standard', 2 free")]
+        await _signal(admin, cluster["id"])  # another look with the same shortage: no second Warning
+        await wait_for(alice, path, lambda c: c["metadata"]["version"] > stalled["metadata"]["version"]
+                       or (c["status"].get("stage") == "PreparingInfrastructure"), timeout=10)
+        assert (await reasons(alice, cluster["id"])).count("AgentSelectionFailed") == 1
+
+        await _add_host(admin, "bm-new")
+        await _signal(admin, cluster["id"])
+        ready = await wait_for(alice, path, lambda c: c["status"]["state"] == READY, timeout=60)
+        assert ready["status"]["node_sets"]["gpu"]["ready_replicas"] == 3
+        assert "AgentsSelected" in await reasons(alice, cluster["id"])
+        [selected] = [e["message"] for e in await events(alice, cluster["id"]) if e["reason"] == "AgentsSelected"]
+        assert selected == "3 bm-standard hosts selected"
+        owners = await _hosts(admin)
+        assert set(owners.values()) == {f"{cluster['id']}/gpu"}
+        nodes = (await _observation(admin, cluster["id"]))["nodes"]
+        assert sorted((n["ordinal"], n["host_name"]) for n in nodes) == [(0, "bm-001"), (1, "bm-002"), (2, "bm-new-001")]
+
+        assert (await alice.request("DELETE", path)).status_code == 200
+        async with __import__("asyncio").timeout(60):
+            while (await alice.request("GET", path)).status_code != 404:
+                await __import__("asyncio").sleep(0.05)
+        assert set((await _hosts(admin)).values()) == {""}  # teardown returned every host
+
+
+async def test_two_clusters_racing_for_three_hosts_one_gets_all(db_url, tmp_path) -> None:
+    config = merge_config(SHORT, {"simulator": {"inventory": {"hosts": [
+        {"prefix": "bm", "host_type": "bm-standard", "count": 3}]}}})
+    async with live(db_url, tmp_path, config) as (admin, alice):
+        await _metal_template(admin)
+        first, second = await _create(alice, "one"), await _create(alice, "two")
+        paths = [f"{PUBLIC}/clusters/{c['id']}" for c in (first, second)]
+
+        async def settled() -> tuple[list[str], list[str]]:
+            got = [(await alice.request("GET", path)).json() for path in paths]
+            return [c["status"]["state"] for c in got], [",".join(await reasons(alice, c["id"])) for c in got]
+
+        import asyncio
+        async with asyncio.timeout(60):
+            while True:
+                states, history = await settled()
+                if READY in states and any("AgentSelectionFailed" in h for h in history):
+                    break
+                await asyncio.sleep(0.1)
+        winner = [first, second][states.index(READY)]
+        loser = [first, second][1 - states.index(READY)]
+        owners = await _hosts(admin)
+        assert sorted(owners.values()) == [f"{winner['id']}/gpu"] * 3
+        assert (await _observation(admin, loser["id"]))["hosted_cluster"] is None
+        [warning] = [e["message"] for e in await events(alice, loser["id"]) if e["reason"] == "AgentSelectionFailed"]
+        assert warning == "node set 'gpu' needs 3 hosts of type 'bm-standard', 0 free"
+
+        assert (await alice.request("DELETE", f"{PUBLIC}/clusters/{winner['id']}")).status_code == 200
+        async with asyncio.timeout(60):
+            while (await alice.request("GET", f"{PUBLIC}/clusters/{winner['id']}")).status_code != 404:
+                await asyncio.sleep(0.05)
+        await _signal(admin, loser["id"])
+        await wait_for(alice, f"{PUBLIC}/clusters/{loser['id']}", lambda c: c["status"]["state"] == READY, timeout=60)
+        assert sorted((await _hosts(admin)).values()) == [f"{loser['id']}/gpu"] * 3
