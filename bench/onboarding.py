@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import time
 from datetime import datetime
 from typing import Any
@@ -24,6 +23,7 @@ from typing import Any
 from bench.harness import (
     ServerProcess,
     catalogue_ready,
+    emit_json,
     percentile,
     print_table,
     rest_client,
@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--tenants must be 1-254 (one NAT address per tenant from the /24 pool)")
     rows = asyncio.run(benchmark(args.db, args.tenants, args.concurrency))
     if args.json:
-        print(json.dumps(rows, indent=2))
+        emit_json("onboarding", {k: v for k, v in vars(args).items() if k != "json"}, rows)
     else:
         print_table("Tenant onboarding to READY (simulator at instant speed)", rows)
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import time
 from datetime import datetime
 from typing import Any
@@ -36,6 +35,7 @@ from bench.harness import (
     CpuMeter,
     ServerProcess,
     catalogue_ready,
+    emit_json,
     percentile,
     print_table,
     rest_client,
@@ -182,7 +182,7 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--vms must be 1-{MAX_VMS} (external addresses: the /24 and /22 pools less the NAT gateway's)")
     rows = asyncio.run(benchmark(args.db, args.vms, args.concurrency))
     if args.json:
-        print(json.dumps(rows, indent=2))
+        emit_json("vm_fleet", {k: v for k, v in vars(args).items() if k != "json"}, rows)
     else:
         print_table("VMs with automatic external access, up and down (simulator at instant speed)", rows)
 
