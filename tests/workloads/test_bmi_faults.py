@@ -1,9 +1,12 @@
-"""BareMetalInstance gates under faults (compute.md §3.2, §3.4, §6 scenarios 9-12, 15): fabric
+"""BareMetalInstance gates under faults (compute.md §3.2, §3.4, §6 scenarios 9-13, 15): fabric
 errors retried within the budget, a failed gate re-run by Signal or Update without repeating the
-earlier ones, a DHCP timeout, waiting for a free host, and a teardown that gives up naming what
+earlier ones, a DHCP timeout, waiting for a free host (and twenty instances for ten hosts), and a teardown that gives up naming what
 is left."""
 
 from __future__ import annotations
+
+import asyncio
+from typing import Any
 
 import pytest
 from prometheus_client import REGISTRY
@@ -140,3 +143,30 @@ async def test_a_teardown_fault_past_the_limit_gives_delete_failed_naming_the_po
     assert "owner" not in (await bmaas.hosts())[host]
     assert await bmaas.allocations(created["id"]) == []
     assert (await bmaas.alice.request("GET", f"{BMIS}/{created['id']}")).status_code == 404
+
+
+#: Ten hosts for twenty instances (compute.md §6 scenario 13).
+TEN_HOSTS = merge_config(FAST_GATES, {"simulator": {"inventory": {"hosts": [
+    {"prefix": "bm-std", "host_type": "bm-standard", "count": 10}]}}})
+
+
+@pytest.mark.parametrize("bmaas", [TEN_HOSTS], indirect=True)
+async def test_twenty_instances_for_ten_hosts_get_ten_hosts_once_each_and_ten_wait(bmaas: Bmaas) -> None:
+    created = await asyncio.gather(*(bmaas.create(f"box-{index:02}") for index in range(20)))
+    ids = [bmi["id"] for bmi in created]
+
+    async def settled() -> list[dict[str, Any]]:
+        listed = [(await bmaas.admin.request("GET", f"{PRIVATE}/baremetal_instances/{bmi_id}")).json() for bmi_id in ids]
+        running = [b for b in listed if b["status"]["state"] == "BARE_METAL_INSTANCE_STATE_RUNNING"]
+        waiting = [b for b in listed if condition(b, "PROVISIONED")["reason"] == "WaitingForHost"
+                   and steps(b).get("InventoryAssigned", {}).get("attempts", 0) >= 2]
+        return running if len(running) == 10 and len(waiting) == 10 else []
+
+    async with asyncio.timeout(120):
+        while not (running := await settled()):
+            await asyncio.sleep(0.1)
+    hosts = [b["status"]["host"] for b in running]
+    assert sorted(hosts) == [f"bm-std-{n:03}" for n in range(1, 11)]  # each host once
+    listed = await bmaas.admin.request("POST", f"{PRIVATE}/simulator/list_hosts", json={"host_type": "bm-standard"})
+    owners = {h["name"]: h.get("owner", {}).get("id", "") for h in listed.json()["hosts"]}
+    assert owners == {b["status"]["host"]: b["id"] for b in running}
