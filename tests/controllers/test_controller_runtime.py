@@ -209,6 +209,21 @@ async def test_the_change_of_a_reconcilers_own_write_does_not_queue_the_key(make
     assert reconciler.calls == ["a", "a", "b"]
 
 
+async def test_a_change_of_another_kind_queues_the_dependents_the_reconciler_names(
+    make_controller, make_reconciler
+) -> None:
+    reconciler = make_reconciler()
+    reconciler.dependents = lambda kind, object_id: ("x", "y") if (kind, object_id) == ("gadget", "g1") else ()
+    controller = await make_controller(reconciler)
+    controller.enqueue_dependents("gadget", "g2")
+    controller.enqueue_dependents("widget", "g1")  # its own kind: the change feed queues it directly
+    await controller.wait_idle()
+    assert reconciler.calls == []
+    controller.enqueue_dependents("gadget", "g1")
+    await controller.wait_idle()
+    assert sorted(reconciler.calls) == ["x", "y"]
+
+
 async def test_write_contention_is_retried_as_transient_without_a_traceback(
     clock, make_controller, make_reconciler, sample, caplog
 ) -> None:

@@ -156,12 +156,13 @@ class ClusterReconciler(ObjectReconciler):
         if not observation.readable:
             cluster_metrics.OBSERVATION_ERRORS.labels("cluster", "cluster").inc()
         self._check_applied(cluster, observation)
-        await self._release_hosts(cluster, observation)
         try:
             pending_ports = await self._converge_ports(cluster, observation)
+            await self._release_hosts(cluster, observation)
         except ProviderError as error:
             retry = retry or self.retries.failed(cluster.id, error.message)  # type: ignore[attr-defined]
-            pending_ports = ()
+            # while deleting, a failed port or host release holds the finalizer like any leftover
+            pending_ports = (f"node ports and hosts: {error.message}",) if is_deleting(cluster) else ()
         if is_deleting(cluster):
             cleanup_pending = cleanup_pending + pending_ports
         written, requeue_after = await self._write(cluster, observation, failure, cleanup_pending, auto_cleaned)

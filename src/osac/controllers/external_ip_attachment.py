@@ -12,9 +12,10 @@ from google.protobuf.message import Message
 from osac.controllers import topology
 from osac.controllers.consumers import set_attached
 from osac.controllers.objects import copy, is_deleting
-from osac.controllers.provisioning import ProvisioningReconciler
+from osac.controllers.provisioning import NetworkingContext, ProvisioningReconciler
 from osac.controllers.runtime import ObjectKey, Result
 from osac.model import registry
+from osac.services.catalog import Services
 from osac.store import lifecycle
 from osac.store.objects import Tx, object_label
 
@@ -22,8 +23,9 @@ WAITING = "WaitingForIPAddress"
 TARGET_DELETED = "TargetDeleted"
 READY = "Ready"
 API, INGRESS = 1, 2
-#: READY attachments look at their target this often (a changed address re-programs DNAT).
-RECHECK = timedelta(seconds=10)
+#: READY attachments look at their target again this often; a change of the target itself
+#: (address, deletion) queues its attachments at once (``dependents``): this is the safety net.
+RECHECK = timedelta(minutes=5)
 
 TARGETS = (("compute_instance", "compute_instance"), ("cluster", "cluster"),
            ("baremetal_instance", "bare_metal_instance"))
@@ -78,11 +80,36 @@ async def target_network(tx: Tx, kind_name: str, target: Message) -> str:
 
 
 class ExternalIPAttachmentReconciler(ProvisioningReconciler):
+    """See the module docstring. Follows its targets: ``dependents`` names the attachments of a
+    changed compute instance, cluster or bare-metal instance."""
     kind = "external_ip_attachment"
+
+    def __init__(self, services: Services, networking: NetworkingContext) -> None:
+        super().__init__(services, networking)
+        #: attachment id -> (target kind, target id), and the reverse, from this process's passes.
+        self._targets: dict[str, tuple[str, str]] = {}
+        self._by_target: dict[tuple[str, str], set[str]] = {}
+
+    def dependents(self, kind: str, object_id: str) -> tuple[str, ...]:
+        """The attachments targeting ``object_id`` (as this process last saw them): a change of
+        the target (its address, its deletion) is theirs to act on."""
+        return tuple(self._by_target.get((kind, object_id), ()))
+
+    def _follow_target(self, attachment_id: str, target: tuple[str, str] | None) -> None:
+        previous = self._targets.pop(attachment_id, None)
+        if previous is not None:
+            followers = self._by_target.get(previous, set())
+            followers.discard(attachment_id)
+            if not followers:
+                self._by_target.pop(previous, None)
+        if target is not None and target[1]:
+            self._targets[attachment_id] = target
+            self._by_target.setdefault(target, set()).add(attachment_id)
 
     async def reconcile(self, key: ObjectKey) -> Result:
         async with self.store.read() as tx:
             obj = await self.load(tx, key.id)
+            self._follow_target(key.id, target_of(obj) if obj is not None else None)
             if obj is None or is_deleting(obj):
                 return await super().reconcile(key)
             kind_name, target_id = target_of(obj)

@@ -43,6 +43,9 @@ Guarantees of the runtime
   own status write made: the pass that wrote it already acted on everything it saw and set its
   own next run. A change by anyone else (a spec edit between the pass's reads and its write has
   a revision of its own) queues the key as usual.
+* A reconciler with ``dependents(kind, object_id) -> Iterable[str]`` is told of every change of
+  the other kinds and gets the ids it names queued (an external IP attachment follows its
+  target's address this way instead of polling it).
 * Nothing is lost while a controller is down: when it starts (process start, or taking over the
   lease of another process) it enqueues every key of its kind, and then every ``resync_period``.
 * Time is the injected `Clock`. A fake clock notifies nobody, so due times are computed from
@@ -378,6 +381,15 @@ class Controller:
         if isinstance(own, OwnWrites) and own.is_own(object_id, revision):
             return
         self.enqueue(object_id)
+
+    def enqueue_dependents(self, kind: str, object_id: str) -> None:
+        """An object of another kind changed: queue this kind's objects that depend on it, as the
+        reconciler names them (``dependents(kind, object_id)``, for reconcilers that have one)."""
+        dependents = getattr(self._reconciler, "dependents", None)
+        if dependents is None or kind == self.kind:
+            return
+        for dependent in dependents(kind, object_id):
+            self.enqueue(dependent)
 
     def enqueue(self, object_id: str) -> None:
         """The object changed: reconcile it soon (and forget a terminal error)."""
@@ -848,6 +860,8 @@ class ControllerManager:
                 controller = self._controllers.get(change.kind)
                 if controller is not None:
                     controller.enqueue_change(change.object_id, change.revision)
+                for follower in self._controllers.values():
+                    follower.enqueue_dependents(change.kind, change.object_id)
             if changes:
                 await self._advance(changes[-1].revision)
             if len(changes) < self._feed_batch_size:
