@@ -39,6 +39,8 @@ class AutoCleanup:
     pending: tuple[str, ...] = ()
     #: ``ExternalIP 'auto-…' (0199…) release failed: <message>`` for children in DELETE_FAILED.
     failed: tuple[str, ...] = ()
+    #: (kind name, id) of every child still stored.
+    children: tuple[tuple[str, str], ...] = ()
 
     @property
     def done(self) -> bool:
@@ -69,15 +71,17 @@ async def clean_auto_provisioned(services: Services, parent_id: str) -> AutoClea
             failed_state = kind.state_value("DELETE_FAILED")
             pending: list[str] = []
             failed: list[str] = []
+            keys: list[tuple[str, str]] = []
             for child in children:
                 label = object_label(kind, child)
                 pending.append(label)
+                keys.append((kind_name, child.id))  # type: ignore[attr-defined]
                 if child.status.state == failed_state:  # type: ignore[attr-defined]
                     verb = "release" if kind_name == "external_ip" else "detach"
                     failed.append(f"{label} {verb} failed: {child.status.message}")  # type: ignore[attr-defined]
                 elif not child.metadata.HasField("deletion_timestamp"):  # type: ignore[attr-defined]
                     await services[kind_name].delete_in(tx, Caller.system(), child.id)  # type: ignore[attr-defined]
-            return AutoCleanup(tuple(pending), tuple(failed))
+            return AutoCleanup(tuple(pending), tuple(failed), tuple(keys))
     return AutoCleanup()
 
 
@@ -93,3 +97,22 @@ async def retry_failed_children(services: Services, parent_id: str) -> int:
                     await services[kind_name].delete_in(tx, Caller.system(), child.id)  # type: ignore[attr-defined]
                     resumed += 1
     return resumed
+
+
+class AwaitedChildren:
+    """Which parent (in this process) waits for which auto-provisioned child, so that a change
+    of the child (its deletion, its archive) queues the parent at once (a reconciler's
+    ``dependents``) instead of at its next periodic look."""
+
+    def __init__(self) -> None:
+        self._parents: dict[tuple[str, str], str] = {}
+
+    def awaiting(self, parent_id: str, cleanup: AutoCleanup) -> None:
+        for key in cleanup.children:
+            self._parents[key] = parent_id
+
+    def parents(self, kind: str, object_id: str) -> tuple[str, ...]:
+        """The parent waiting for the child that changed (forgotten: the parent's next pass
+        names what it still waits for)."""
+        parent = self._parents.pop((kind, object_id), None)
+        return (parent,) if parent is not None else ()

@@ -32,7 +32,7 @@ from google.protobuf.message import Message
 from sqlalchemy import select
 
 from osac.controllers import cluster_metrics, topology
-from osac.controllers.auto_cleanup import clean_auto_provisioned
+from osac.controllers.auto_cleanup import AwaitedChildren, clean_auto_provisioned
 from osac.controllers.backoff import Backoff
 from osac.controllers.cluster_hosts import ClusterHosts, NodeSetHosts
 from osac.controllers.objects import (
@@ -121,6 +121,12 @@ class ClusterReconciler(ObjectReconciler):
         self.changes = ChangeLag("cluster")
         #: Every pass sets its own next run: its own status write queues nothing.
         self.own_writes = OwnWrites()
+        #: The auto-provisioned children a teardown waits for: their changes queue the cluster.
+        self.children = AwaitedChildren()
+
+    def dependents(self, kind: str, object_id: str) -> tuple[str, ...]:
+        """The cluster whose teardown waits for the auto-provisioned child that changed."""
+        return self.children.parents(kind, object_id)
 
     # -- the pass -----------------------------------------------------------------------------
 
@@ -306,6 +312,7 @@ class ClusterReconciler(ObjectReconciler):
         if cluster.status.state == self._state("DELETE_FAILED") and failure is not None:  # type: ignore[attr-defined]
             return (), failure, False  # waits for Delete again or Signal
         cleanup = await clean_auto_provisioned(self.services, cluster.id)  # type: ignore[attr-defined]
+        self.children.awaiting(cluster.id, cleanup)  # type: ignore[attr-defined]
         if cleanup.failed:
             return cleanup.pending, derivation.TerminalFailure(
                 phase="teardown", reason="CleanupFailed", message=cleanup.failure_message(), at=now), False

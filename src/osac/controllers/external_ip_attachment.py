@@ -80,36 +80,41 @@ async def target_network(tx: Tx, kind_name: str, target: Message) -> str:
 
 
 class ExternalIPAttachmentReconciler(ProvisioningReconciler):
-    """See the module docstring. Follows its targets: ``dependents`` names the attachments of a
-    changed compute instance, cluster or bare-metal instance."""
+    """See the module docstring. Follows what it depends on: ``dependents`` names the attachments
+    of a changed compute instance, cluster, bare-metal instance or external IP."""
     kind = "external_ip_attachment"
+    #: Its external IP's and its target's changes queue it (``dependents``): this is the safety net.
+    wait_interval = timedelta(seconds=30)
 
     def __init__(self, services: Services, networking: NetworkingContext) -> None:
         super().__init__(services, networking)
-        #: attachment id -> (target kind, target id), and the reverse, from this process's passes.
-        self._targets: dict[str, tuple[str, str]] = {}
+        #: attachment id -> the (kind, id) it depends on, and the reverse, from this process's passes.
+        self._targets: dict[str, tuple[tuple[str, str], ...]] = {}
         self._by_target: dict[tuple[str, str], set[str]] = {}
 
     def dependents(self, kind: str, object_id: str) -> tuple[str, ...]:
-        """The attachments targeting ``object_id`` (as this process last saw them): a change of
-        the target (its address, its deletion) is theirs to act on."""
+        """The attachments of ``object_id`` (as this process last saw them), their target or
+        their external IP: its change (an address, ALLOCATED, a deletion) is theirs to act on."""
         return tuple(self._by_target.get((kind, object_id), ()))
 
-    def _follow_target(self, attachment_id: str, target: tuple[str, str] | None) -> None:
-        previous = self._targets.pop(attachment_id, None)
-        if previous is not None:
-            followers = self._by_target.get(previous, set())
+    def _follow(self, attachment_id: str, obj: Message | None) -> None:
+        """Remember what ``attachment_id`` depends on (nothing once it is archived)."""
+        for followed in self._targets.pop(attachment_id, ()):
+            followers = self._by_target.get(followed, set())
             followers.discard(attachment_id)
             if not followers:
-                self._by_target.pop(previous, None)
-        if target is not None and target[1]:
-            self._targets[attachment_id] = target
-            self._by_target.setdefault(target, set()).add(attachment_id)
+                self._by_target.pop(followed, None)
+        if obj is None:
+            return
+        followed_now = tuple(key for key in (target_of(obj), ("external_ip", obj.spec.external_ip)) if key[1])  # type: ignore[attr-defined]
+        self._targets[attachment_id] = followed_now
+        for key in followed_now:
+            self._by_target.setdefault(key, set()).add(attachment_id)
 
     async def reconcile(self, key: ObjectKey) -> Result:
         async with self.store.read() as tx:
             obj = await self.load(tx, key.id)
-            self._follow_target(key.id, target_of(obj) if obj is not None else None)
+            self._follow(key.id, obj)
             if obj is None or is_deleting(obj):
                 return await super().reconcile(key)
             kind_name, target_id = target_of(obj)

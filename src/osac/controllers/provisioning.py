@@ -76,6 +76,9 @@ class ProvisioningReconciler(ObjectReconciler):
     #: The state that means "provisioned" (ExternalIP: ``ALLOCATED``).
     ready_state = "READY"
 
+    #: How often an object waiting for another one looks again.
+    wait_interval: timedelta = WAIT_INTERVAL
+
     def __init__(self, services: Services, networking: NetworkingContext) -> None:
         super().__init__(services)
         self.networking = networking
@@ -143,7 +146,7 @@ class ProvisioningReconciler(ObjectReconciler):
             if waiting is not None:
                 desired.status.message = waiting  # type: ignore[attr-defined]
                 await self.write(tx, desired, stored)
-                return Result(requeue_after=WAIT_INTERVAL)
+                return Result(requeue_after=self.wait_interval)
             desired.status.state = self.state(self.ready_state)  # type: ignore[attr-defined]
             desired.status.message = ""  # type: ignore[attr-defined]
             await self.provisioned(tx, desired)
