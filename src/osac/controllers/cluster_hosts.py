@@ -112,30 +112,22 @@ class ClusterHosts:
         if cluster_id not in self._unsettled or cluster_id not in self._held:
             return []
         mapped = {name for names in self._held[cluster_id][1].values() for name in names}
-        released: list[str] = []
-        busy = False
-        for record in await self._cluster_hosts(cluster_id):
-            if record.name in mapped:
-                continue
-            if record.name in in_use:
-                busy = True
-                continue
-            assert record.owner is not None
-            await self.inventory.release_host(record.name, record.owner.id)
-            released.append(record.name)
-        if not busy:
+        unused = [record for record in await self._cluster_hosts(cluster_id) if record.name not in mapped]
+        released = await self._release([record for record in unused if record.name not in in_use])
+        if len(released) == len(unused):  # none still runs a node: nothing more to look for
             self._unsettled.discard(cluster_id)
         return released
 
     async def release_all(self, cluster_id: str) -> list[str]:
         """Release every host of the cluster (its hosted cluster and nodes are gone)."""
         self.forget(cluster_id)
-        released: list[str] = []
-        for record in await self._cluster_hosts(cluster_id):
+        return await self._release(await self._cluster_hosts(cluster_id))
+
+    async def _release(self, records: Sequence[HostRecord]) -> list[str]:
+        for record in records:
             assert record.owner is not None
             await self.inventory.release_host(record.name, record.owner.id)
-            released.append(record.name)
-        return released
+        return [record.name for record in records]
 
     def forget(self, cluster_id: str) -> None:
         self._held.pop(cluster_id, None)

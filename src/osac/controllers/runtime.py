@@ -317,6 +317,10 @@ class Controller:
             raise ValueError(f"resync_period must be positive, got {resync_period}")
         self.kind = reconciler.kind
         self._reconciler = reconciler
+        own = getattr(reconciler, "own_writes", None)
+        self._own_writes: OwnWrites | None = own if isinstance(own, OwnWrites) else None
+        #: The reconciler's ``dependents(kind, object_id)``, when it follows other kinds.
+        self.dependents: Callable[[str, str], Iterable[str]] | None = getattr(reconciler, "dependents", None)
         self._clock = clock
         self._list_keys = list_keys
         self._worker_count = workers
@@ -377,18 +381,16 @@ class Controller:
     def enqueue_change(self, object_id: str, revision: int) -> None:
         """The change feed's entry: the object changed at ``revision``; the reconciler's own write
         queues nothing."""
-        own = getattr(self._reconciler, "own_writes", None)
-        if isinstance(own, OwnWrites) and own.is_own(object_id, revision):
+        if self._own_writes is not None and self._own_writes.is_own(object_id, revision):
             return
         self.enqueue(object_id)
 
     def enqueue_dependents(self, kind: str, object_id: str) -> None:
         """An object of another kind changed: queue this kind's objects that depend on it, as the
         reconciler names them (``dependents(kind, object_id)``, for reconcilers that have one)."""
-        dependents = getattr(self._reconciler, "dependents", None)
-        if dependents is None or kind == self.kind:
+        if self.dependents is None or kind == self.kind:
             return
-        for dependent in dependents(kind, object_id):
+        for dependent in self.dependents(kind, object_id):
             self.enqueue(dependent)
 
     def enqueue(self, object_id: str) -> None:
@@ -701,6 +703,8 @@ class ControllerManager:
                 metrics=metrics,
                 max_real_wait=max_real_wait,
             )
+        #: The controllers told of other kinds' changes (their reconcilers name dependents).
+        self._followers = [controller for controller in self._controllers.values() if controller.dependents is not None]
         self._lease_expiry: dict[str, datetime] = {}
         self._stopping: dict[str, asyncio.Task[None]] = {}
         self._lease_lock = asyncio.Lock()
@@ -860,7 +864,7 @@ class ControllerManager:
                 controller = self._controllers.get(change.kind)
                 if controller is not None:
                     controller.enqueue_change(change.object_id, change.revision)
-                for follower in self._controllers.values():
+                for follower in self._followers:
                     follower.enqueue_dependents(change.kind, change.object_id)
             if changes:
                 await self._advance(changes[-1].revision)
