@@ -98,21 +98,3 @@ async def retry_failed_children(services: Services, parent_id: str) -> int:
                     resumed += 1
     return resumed
 
-
-class AwaitedChildren:
-    """Which parent (in this process) waits for which auto-provisioned child, so that a change
-    of the child (its deletion, its archive) queues the parent at once (a reconciler's
-    ``dependents``) instead of at its next periodic look."""
-
-    def __init__(self) -> None:
-        self._parents: dict[tuple[str, str], str] = {}
-
-    def awaiting(self, parent_id: str, cleanup: AutoCleanup) -> None:
-        for key in cleanup.children:
-            self._parents[key] = parent_id
-
-    def parents(self, kind: str, object_id: str) -> tuple[str, ...]:
-        """The parent waiting for the child that changed (forgotten: the parent's next pass
-        names what it still waits for)."""
-        parent = self._parents.pop((kind, object_id), None)
-        return (parent,) if parent is not None else ()

@@ -32,7 +32,7 @@ from google.protobuf.message import Message
 from sqlalchemy import select
 
 from osac.controllers import cluster_metrics, topology
-from osac.controllers.auto_cleanup import AwaitedChildren, clean_auto_provisioned
+from osac.controllers.auto_cleanup import clean_auto_provisioned
 from osac.controllers.backoff import Backoff
 from osac.controllers.cluster_hosts import ClusterHosts, NodeSetHosts
 from osac.controllers.objects import (
@@ -44,6 +44,7 @@ from osac.controllers.objects import (
 )
 from osac.controllers.provisioning import NetworkingContext
 from osac.controllers.runtime import ObjectKey, OwnWrites, Result, TransientError
+from osac.controllers.waiters import Waiters
 from osac.controllers.workloads import (
     ChangeLag,
     ProviderRetries,
@@ -122,11 +123,11 @@ class ClusterReconciler(ObjectReconciler):
         #: Every pass sets its own next run: its own status write queues nothing.
         self.own_writes = OwnWrites()
         #: The auto-provisioned children a teardown waits for: their changes queue the cluster.
-        self.children = AwaitedChildren()
+        self.children = Waiters()
 
     def dependents(self, kind: str, object_id: str) -> tuple[str, ...]:
         """The cluster whose teardown waits for the auto-provisioned child that changed."""
-        return self.children.parents(kind, object_id)
+        return self.children.dependents(kind, object_id)
 
     # -- the pass -----------------------------------------------------------------------------
 
@@ -312,7 +313,7 @@ class ClusterReconciler(ObjectReconciler):
         if cluster.status.state == self._state("DELETE_FAILED") and failure is not None:  # type: ignore[attr-defined]
             return (), failure, False  # waits for Delete again or Signal
         cleanup = await clean_auto_provisioned(self.services, cluster.id)  # type: ignore[attr-defined]
-        self.children.awaiting(cluster.id, cleanup)  # type: ignore[attr-defined]
+        self.children.wait(cluster.id, cleanup.children)  # type: ignore[attr-defined]
         if cleanup.failed:
             return cleanup.pending, derivation.TerminalFailure(
                 phase="teardown", reason="CleanupFailed", message=cleanup.failure_message(), at=now), False
@@ -477,6 +478,7 @@ class ClusterReconciler(ObjectReconciler):
             self.hosts.forget(cluster_id)
         self._applied.pop(cluster_id, None)
         self.changes.forget(cluster_id)
+        self.children.forget(cluster_id)
         for key in [k for k in self._attached if k[0] == cluster_id]:
             del self._attached[key]
 

@@ -12,10 +12,10 @@ from google.protobuf.message import Message
 from osac.controllers import topology
 from osac.controllers.consumers import set_attached
 from osac.controllers.objects import copy, is_deleting
-from osac.controllers.provisioning import NetworkingContext, ProvisioningReconciler
+from osac.controllers.provisioning import ProvisioningReconciler
 from osac.controllers.runtime import ObjectKey, Result
+from osac.controllers.waiters import Awaited
 from osac.model import registry
-from osac.services.catalog import Services
 from osac.store import lifecycle
 from osac.store.objects import Tx, object_label
 
@@ -80,41 +80,23 @@ async def target_network(tx: Tx, kind_name: str, target: Message) -> str:
 
 
 class ExternalIPAttachmentReconciler(ProvisioningReconciler):
-    """See the module docstring. Follows what it depends on: ``dependents`` names the attachments
-    of a changed compute instance, cluster, bare-metal instance or external IP."""
+    """See the module docstring. Follows what it depends on for as long as it exists: a change
+    of its external IP or its target (an address, ALLOCATED, a deletion) queues it
+    (``dependents``)."""
     kind = "external_ip_attachment"
-    #: Its external IP's and its target's changes queue it (``dependents``): this is the safety net.
-    wait_interval = timedelta(seconds=30)
 
-    def __init__(self, services: Services, networking: NetworkingContext) -> None:
-        super().__init__(services, networking)
-        #: attachment id -> the (kind, id) it depends on, and the reverse, from this process's passes.
-        self._targets: dict[str, tuple[tuple[str, str], ...]] = {}
-        self._by_target: dict[tuple[str, str], set[str]] = {}
+    def awaited(self, obj: Message) -> tuple[Awaited, ...]:
+        return (target_of(obj), ("external_ip", obj.spec.external_ip))  # type: ignore[attr-defined]
 
-    def dependents(self, kind: str, object_id: str) -> tuple[str, ...]:
-        """The attachments of ``object_id`` (as this process last saw them), their target or
-        their external IP: its change (an address, ALLOCATED, a deletion) is theirs to act on."""
-        return tuple(self._by_target.get((kind, object_id), ()))
-
-    def _follow(self, attachment_id: str, obj: Message | None) -> None:
-        """Remember what ``attachment_id`` depends on (nothing once it is archived)."""
-        for followed in self._targets.pop(attachment_id, ()):
-            followers = self._by_target.get(followed, set())
-            followers.discard(attachment_id)
-            if not followers:
-                self._by_target.pop(followed, None)
-        if obj is None:
-            return
-        followed_now = tuple(key for key in (target_of(obj), ("external_ip", obj.spec.external_ip)) if key[1])  # type: ignore[attr-defined]
-        self._targets[attachment_id] = followed_now
-        for key in followed_now:
-            self._by_target.setdefault(key, set()).add(attachment_id)
+    def is_following(self, obj: Message) -> bool:
+        """Not only while provisioning: a READY attachment re-programs when the target's address
+        changes, and any attachment is detached when its target goes."""
+        return not is_deleting(obj)
 
     async def reconcile(self, key: ObjectKey) -> Result:
         async with self.store.read() as tx:
             obj = await self.load(tx, key.id)
-            self._follow(key.id, obj)
+            self.follow(key.id, obj)
             if obj is None or is_deleting(obj):
                 return await super().reconcile(key)
             kind_name, target_id = target_of(obj)

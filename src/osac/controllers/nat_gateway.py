@@ -7,11 +7,16 @@ from google.protobuf.message import Message
 from osac.controllers import topology
 from osac.controllers.consumers import set_attached
 from osac.controllers.provisioning import ProvisioningReconciler
+from osac.controllers.waiters import Awaited
 from osac.store.objects import Tx
 
 
 class NATGatewayReconciler(ProvisioningReconciler):
     kind = "nat_gateway"
+
+    def awaited(self, obj: Message) -> tuple[Awaited, ...]:
+        spec = obj.spec  # type: ignore[attr-defined]
+        return (("virtual_network", spec.virtual_network), ("external_ip", spec.external_ip))
 
     async def waiting_for(self, tx: Tx, obj: Message) -> str | None:
         spec = obj.spec  # type: ignore[attr-defined]

@@ -10,7 +10,10 @@ base does the rest, the same way for every kind:
   backoff (1 s doubling, cap 60 s) up to the retry limit, then FAILED (DELETE_FAILED when
   deleting) with a Warning event; terminal errors fail at once;
 - FAILED and DELETE_FAILED objects wait for a Signal or a new Delete, which move them back to
-  PENDING / DELETING (``Behaviour.on_signal``): the reconciler never retries them by itself.
+  PENDING / DELETING (``Behaviour.on_signal``): the reconciler never retries them by itself;
+- an object being provisioned follows the objects it waits for (``awaited``; the reconciler's
+  ``dependents``): their changes queue it at once, so waiting costs no polling and its periodic
+  look (``wait_interval``) is only a safety net.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from osac.controllers.objects import (
     remove_finalizer,
 )
 from osac.controllers.runtime import ObjectKey, Result, TransientError
+from osac.controllers.waiters import Awaited, Waiters
 from osac.providers.interfaces import ProviderError, TerminalProviderError
 from osac.services.catalog import Services
 from osac.store import lifecycle
@@ -47,8 +51,9 @@ log = logging.getLogger(__name__)
 DEFAULT_RETRY_LIMIT = 10
 BACKOFF_BASE_SECONDS = 1.0
 BACKOFF_CAP_SECONDS = 60.0
-#: How often an object waiting for a dependency looks again (dependencies also wake it).
-WAIT_INTERVAL = timedelta(seconds=1)
+#: How often an object waiting for a dependency looks again: the dependency's change queues it at
+#: once (``dependents``), so this is the safety net.
+WAIT_INTERVAL = timedelta(seconds=30)
 
 
 @dataclass
@@ -83,8 +88,23 @@ class ProvisioningReconciler(ObjectReconciler):
         super().__init__(services)
         self.networking = networking
         self._attempts: dict[tuple[str, str], int] = {}
+        #: What the objects being provisioned wait for, from this process's passes.
+        self.waiters = Waiters()
+
+    def dependents(self, kind: str, object_id: str) -> tuple[str, ...]:
+        """The objects being provisioned that await the object that changed (``awaited``)."""
+        return self.waiters.dependents(kind, object_id)
 
     # -- hooks -------------------------------------------------------------------------------
+
+    def awaited(self, obj: Message) -> tuple[Awaited, ...]:
+        """The objects (kind name, id) ``waiting_for`` looks at: their changes queue ``obj``."""
+        return ()
+
+    def is_following(self, obj: Message) -> bool:
+        """Whether ``obj`` follows its ``awaited`` objects now: while it is being provisioned."""
+        state = obj.status.state  # type: ignore[attr-defined]
+        return not is_deleting(obj) and state not in (self.state(self.ready_state), self.state("FAILED"))
 
     async def waiting_for(self, tx: Tx, obj: Message) -> str | None:
         """Why the object cannot be provisioned yet (a message), or None."""
@@ -112,6 +132,7 @@ class ProvisioningReconciler(ObjectReconciler):
     async def reconcile(self, key: ObjectKey) -> Result:
         async with self.store.read() as tx:
             obj = await self.load(tx, key.id)
+        self.follow(key.id, obj)
         if obj is None:
             self._forget(key.id)
             return Result()
@@ -225,6 +246,15 @@ class ProvisioningReconciler(ObjectReconciler):
             log.info("provider call %s.%s %s: %s in %.3fs", self.kind, operation, obj.id, result, seconds,  # type: ignore[attr-defined]
                      extra={"event": "ProviderCall", "kind": self.kind, "operation": operation,
                             "object_id": obj.id, "result": result, "tenant": obj.metadata.tenant})  # type: ignore[attr-defined]
+
+    def follow(self, object_id: str, obj: Message | None) -> None:
+        """Follow what ``obj`` awaits (nothing once it is archived or settled). Called before
+        ``waiting_for`` reads the awaited objects, so a change committed after that read queues
+        the object again."""
+        if obj is not None and self.is_following(obj):
+            self.waiters.wait(object_id, self.awaited(obj))
+        else:
+            self.waiters.forget(object_id)
 
     def _forget(self, object_id: str, phase: str | None = None) -> None:
         for key in [k for k in self._attempts if k[0] == object_id and (phase is None or k[1] == phase)]:

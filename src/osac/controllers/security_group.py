@@ -8,6 +8,7 @@ from google.protobuf.message import Message
 
 from osac.controllers import topology
 from osac.controllers.provisioning import ProvisioningReconciler
+from osac.controllers.waiters import Awaited
 from osac.providers.interfaces import SecurityRuleSpec
 from osac.store.objects import Tx
 
@@ -29,6 +30,9 @@ def rule_specs(rules: Iterable[Message]) -> list[SecurityRuleSpec]:
 
 class SecurityGroupReconciler(ProvisioningReconciler):
     kind = "security_group"
+
+    def awaited(self, obj: Message) -> tuple[Awaited, ...]:
+        return (("virtual_network", obj.spec.virtual_network),)  # type: ignore[attr-defined]
 
     async def waiting_for(self, tx: Tx, obj: Message) -> str | None:
         vn_id = obj.spec.virtual_network  # type: ignore[attr-defined]

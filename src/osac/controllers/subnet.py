@@ -9,6 +9,7 @@ from google.protobuf.message import Message
 
 from osac.controllers import topology
 from osac.controllers.provisioning import ProvisioningReconciler
+from osac.controllers.waiters import Awaited
 from osac.ipam import allocator
 from osac.providers.interfaces import SubnetSpec
 from osac.services import addresses
@@ -35,6 +36,9 @@ def subnet_spec(obj: Message) -> SubnetSpec:
 
 class SubnetReconciler(ProvisioningReconciler):
     kind = "subnet"
+
+    def awaited(self, obj: Message) -> tuple[Awaited, ...]:
+        return (("virtual_network", obj.spec.virtual_network),)  # type: ignore[attr-defined]
 
     async def waiting_for(self, tx: Tx, obj: Message) -> str | None:
         vn_id = obj.spec.virtual_network  # type: ignore[attr-defined]

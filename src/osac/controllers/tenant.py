@@ -4,6 +4,10 @@
 The condition is evaluated until it first becomes TRUE; then it and READY stay (later trouble
 shows on the objects themselves). A failure reason makes the tenant FAILED; when the failed
 default recovers the tenant goes READY.
+
+Until then, and while its defaults are torn down, the tenant follows its default objects
+(``dependents``): each of their changes (READY, FAILED, recovered, archived) queues it at once,
+and its periodic look (``RECHECK``) is only a safety net.
 """
 
 from __future__ import annotations
@@ -17,7 +21,9 @@ from osac.controllers import topology
 from osac.controllers.conditions import FALSE, TRUE, find_condition, set_condition
 from osac.controllers.objects import ObjectReconciler, add_finalizer, copy, is_deleting, remove_finalizer
 from osac.controllers.runtime import ObjectKey, Result
+from osac.controllers.waiters import Waiters
 from osac.model import registry
+from osac.services.catalog import Services
 from osac.services.context import Caller
 from osac.services.defaults import CREATED_REASON, DEFAULT_LABEL
 from osac.store import lifecycle, schema
@@ -27,9 +33,9 @@ from osac.store.tables import LIVE
 DEFAULT_NETWORKING_READY = 1
 PENDING, READY, FAILED = 1, 2, 3
 NOT_CONFIGURED = "no tenant defaults are configured; no default networking was created"
-#: While defaults provision (or are torn down), the tenant looks again this often.
-POLL = timedelta(seconds=1)
-FAILED_POLL = timedelta(seconds=5)
+#: While defaults provision (or are torn down), the tenant looks again this often: their changes
+#: queue it at once (``dependents``), so this is the safety net.
+RECHECK = timedelta(seconds=30)
 
 #: (kind, failure reason) in the order of §6.2; the NAT ExternalIP's failure is the gateway's.
 DEFAULTS = (
@@ -82,10 +88,26 @@ def evaluate(objects: dict[str, list[Message]], created: bool) -> tuple[int, str
 class TenantReconciler(ObjectReconciler):
     kind = "tenant"
 
+    def __init__(self, services: Services) -> None:
+        super().__init__(services)
+        #: The default objects each tenant (in this process) waits for.
+        self.defaults = Waiters()
+
+    def dependents(self, kind: str, object_id: str) -> tuple[str, ...]:
+        """The tenant waiting for the default object that changed."""
+        return self.defaults.dependents(kind, object_id)
+
+    def _follow(self, tenant_id: str, objects: dict[str, list[Message]]) -> Result | None:
+        """Follow ``objects``. A default this pass follows for the first time may have changed
+        between the read and now unnoticed, so the tenant then looks again at once."""
+        keys = [(kind_name, obj.id) for kind_name, found in objects.items() for obj in found]  # type: ignore[attr-defined]
+        return Result(requeue_after=timedelta(0)) if self.defaults.wait(tenant_id, keys) else None
+
     async def reconcile(self, key: ObjectKey) -> Result:
         async with self.store.write() as tx:
             stored = await self.load(tx, key.id)
             if stored is None:
+                self.defaults.forget(key.id)
                 return Result()
             if is_deleting(stored):
                 return await self._teardown(tx, stored)
@@ -94,10 +116,12 @@ class TenantReconciler(ObjectReconciler):
             status = desired.status  # type: ignore[attr-defined]
             condition = find_condition(status.conditions, DEFAULT_NETWORKING_READY)
             if condition is not None and condition.status == TRUE:  # type: ignore[attr-defined]
+                self.defaults.forget(key.id)
                 status.state = READY
                 await self.write(tx, desired, stored)
                 return Result()
             objects = await default_objects(tx, stored.metadata.name)  # type: ignore[attr-defined]
+            look_again = self._follow(key.id, objects)
             verdict, reason, message = evaluate(objects, await defaults_were_created(tx, key.id))
             set_condition(status.conditions, DEFAULT_NETWORKING_READY, verdict, reason, message, tx.clock.now())
             before = stored.status.state  # type: ignore[attr-defined]
@@ -114,19 +138,21 @@ class TenantReconciler(ObjectReconciler):
             elif status.state == FAILED and before != FAILED:
                 await lifecycle.record(tx, self.descriptor, written, lifecycle.WARNING, "DefaultNetworkingFailed", message)
         if verdict == TRUE:
+            self.defaults.forget(key.id)
             return Result()
-        # A failed default may recover (fault cleared, Signal): keep looking, less often.
-        return Result(requeue_after=FAILED_POLL if status.state == FAILED else POLL)
+        # A failed default may recover (fault cleared, Signal): its change queues the tenant.
+        return look_again or Result(requeue_after=RECHECK)
 
     async def _teardown(self, tx: Tx, stored: Message) -> Result:
         """Delete the defaults one kind after the other; archive the tenant when none is left."""
         objects = await default_objects(tx, stored.metadata.name)  # type: ignore[attr-defined]
+        look_again = self._follow(stored.id, objects)  # type: ignore[attr-defined]
         for kind_name in TEARDOWN:
             if objects[kind_name]:
                 for obj in objects[kind_name]:
                     if not is_deleting(obj):
                         await self.services[kind_name].delete_in(tx, Caller.system(), obj.id)  # type: ignore[attr-defined]
-                return Result(requeue_after=POLL)
+                return look_again or Result(requeue_after=RECHECK)
         desired = copy(stored)
         remove_finalizer(desired)
         await self.write(tx, desired, stored)

@@ -6,11 +6,15 @@ from google.protobuf.message import Message
 
 from osac.controllers import topology
 from osac.controllers.provisioning import ProvisioningReconciler
+from osac.controllers.waiters import Awaited
 from osac.store.objects import Tx
 
 
 class VirtualNetworkReconciler(ProvisioningReconciler):
     kind = "virtual_network"
+
+    def awaited(self, obj: Message) -> tuple[Awaited, ...]:
+        return (("network_class", obj.spec.network_class),)  # type: ignore[attr-defined]
 
     async def waiting_for(self, tx: Tx, obj: Message) -> str | None:
         network_class = await topology.get(tx, "network_class", obj.spec.network_class)  # type: ignore[attr-defined]
