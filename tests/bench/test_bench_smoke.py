@@ -10,7 +10,15 @@ import math
 
 import pytest
 
-from bench import api_throughput, cluster_freshness, list_filter, onboarding, vm_fleet, watch_latency
+from bench import (
+    api_throughput,
+    bmaas_success,
+    cluster_freshness,
+    list_filter,
+    onboarding,
+    vm_fleet,
+    watch_latency,
+)
 from bench.harness import DATABASES
 
 
@@ -97,3 +105,12 @@ def test_help(module: object, capsys: pytest.CaptureFixture[str]) -> None:
         module.main(["--help"])  # type: ignore[attr-defined]
     assert exit_info.value.code == 0
     assert "usage: python -m bench." in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("db", DATABASES)
+async def test_bmaas_success(db: str) -> None:
+    [row] = await bmaas_success.benchmark([db], instances=4, rate=0.02)
+    assert row["db"] == db and row["instances"] == row["running"] == 4
+    assert 0 < row["p50_s"] <= row["p95_s"] <= row["max_s"]
+    assert 0 <= row["attach_max_s"] <= 120 and row["net_success_pct"] == 100
+    assert row["metric_p95_le_s"] >= row["p95_s"]

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from typer.testing import CliRunner
 
 from osac.cli.errors import CliError
 from osac.cli.serve import build_settings, parse_speed
+from osac.clock import FakeClock, SystemClock
 from osac.server.settings import Settings, load_config
 
 from .conftest import Osac, table
@@ -134,3 +136,20 @@ def test_simulator_speeds(text: str, speed: str | float) -> None:
 def test_bad_simulator_speeds(text: str) -> None:
     with pytest.raises(CliError, match="expected 'instant' or a positive number"):
         parse_speed(text)
+
+
+def test_a_fake_clock_from_the_config_file(tmp_path: Path) -> None:
+    def clock_of(simulator: str) -> object:
+        (tmp_path / "config.yaml").write_text(f"simulator: {simulator}\n")
+        return build_settings(
+            data_dir=tmp_path / "data", db_url=None, grpc_address="127.0.0.1:1", http_address="127.0.0.1:2",
+            run_controllers=False, bootstrap=None, config_file=tmp_path / "config.yaml", simulator_speed=None,
+        ).clock
+
+    fake = clock_of("{clock: fake, clock_start: '2026-03-02T09:00:00Z'}")
+    assert isinstance(fake, FakeClock) and fake.now() == datetime(2026, 3, 2, 9, tzinfo=UTC)
+    assert isinstance(clock_of("{clock: system}"), SystemClock)
+    with pytest.raises(CliError, match="simulator.clock: 'wall' is not 'system' or 'fake'"):
+        clock_of("{clock: wall}")
+    with pytest.raises(CliError, match="simulator.clock_start: '2026-03-02 09:00' is not an RFC 3339 time with a zone"):
+        clock_of("{clock: fake, clock_start: '2026-03-02 09:00'}")

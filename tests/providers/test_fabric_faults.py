@@ -42,6 +42,30 @@ async def test_fabric_fail_times_3_fails_exactly_three_calls(fabric: SimulatedFa
     assert await runtime.faults.all() == []  # the spent fault is gone
 
 
+async def test_fabric_fail_with_a_rate_fails_that_share_of_calls(fabric: SimulatedFabric, runtime: SimulatorRuntime) -> None:
+    await network(fabric, VN)
+    await fault(runtime, "fabric_fail", operation="create_subnet", rate=0.25)
+    outcomes = []
+    for i in range(400):
+        try:
+            await fabric.create_subnet(subnet(f"s-{i}", VN, f"10.0.{i // 2}.{(i % 2) * 128}/25"))
+            outcomes.append(True)
+        except TransientProviderError as error:
+            assert "create_subnet" in error.message
+            outcomes.append(False)
+    assert 60 <= outcomes.count(False) <= 140  # 25 % of 400 = 100
+    assert True in outcomes[:8] and False in outcomes  # mixed, not a run of failures
+    [kept] = await runtime.faults.all()  # a rate fault without times stays until cleared
+    assert kept.params["rate"] == 0.25
+
+
+@pytest.mark.parametrize("rate", [0, 1.5, -0.1, "2%", True])
+def test_a_fabric_fail_rate_must_be_a_fraction(rate: Any) -> None:
+    with pytest.raises(InvalidFault, match="params.rate: must be a number above 0 and at most 1"):
+        validate_fault("fabric_fail", "fabric", "", {"operation": "create_subnet", "rate": rate}, None,
+                       now=FakeClock(START).now())
+
+
 async def test_remaining_counts_down(fabric: SimulatedFabric, runtime: SimulatorRuntime) -> None:
     fault_id = await fault(runtime, "fabric_fail", operation="create_virtual_network", times=2)
     assert (await runtime.faults.get(fault_id)).remaining == 2  # type: ignore[union-attr]

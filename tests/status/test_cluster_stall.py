@@ -184,3 +184,12 @@ def test_not_stalled_one_second_before_and_stalled_at_the_threshold(threshold: t
     assert before.requeue_after == SEC
     at = cluster.observe(None, [], at=threshold)
     assert cond(at.status, PROGRESSING).reason == "Stalled"
+
+
+def test_overrides_configured_by_name_apply_to_node_sets_that_store_the_id() -> None:
+    thresholds = StallThresholds.from_section({"host_type_overrides": {"bm-h100": {"WorkersJoining": "60m"}}})
+    by_id = thresholds.with_host_type_ids({"01-h100": "bm-h100", "02-std": "bm-standard"})
+    assert by_id.for_stage("WorkersJoining", ["01-h100"]) == 60 * MIN
+    assert by_id.for_stage("WorkersJoining", ["02-std"]) == 20 * MIN
+    assert thresholds.for_stage("WorkersJoining", ["01-h100"]) == 20 * MIN  # the id alone is unknown
+    assert thresholds.with_host_type_ids({"02-std": "bm-standard"}) is thresholds

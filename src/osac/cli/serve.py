@@ -11,10 +11,12 @@ import asyncio
 import contextlib
 import logging
 import signal
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from osac.cli.errors import CliError
+from osac.clock import Clock, FakeClock, SystemClock
 from osac.server.settings import Settings, load_config
 
 INSTANT = "instant"
@@ -74,10 +76,34 @@ def build_settings(
         run_controllers=run_controllers,
         bootstrap=bootstrap,
         config=config,
+        clock=configured_clock(simulator),
     )
     if data_dir is not None:
         settings.data_dir = data_dir.expanduser()
     return settings
+
+
+def configured_clock(simulator: dict[str, Any]) -> Clock:
+    """``simulator.clock``: ``system`` (the default), or ``fake`` for scripted runs: a clock that
+    stands still at ``simulator.clock_start`` (an RFC 3339 time; default: now) until
+    ``osac simulator advance`` moves it.
+
+    :raises CliError: another value, or a start that is not a time with a zone.
+    """
+    kind = simulator.get("clock", "system")
+    if kind == "system":
+        return SystemClock()
+    if kind != "fake":
+        raise CliError(f"simulator.clock: '{kind}' is not 'system' or 'fake'")
+    start = simulator.get("clock_start")
+    if start is None:
+        return FakeClock(datetime.now(UTC))
+    try:
+        when = start if isinstance(start, datetime) else datetime.fromisoformat(str(start))
+        return FakeClock(when)
+    except ValueError:
+        raise CliError(f"simulator.clock_start: '{start}' is not an RFC 3339 time with a zone, "
+                       "e.g. 2026-01-01T00:00:00Z") from None
 
 
 def configure_logging(level: str) -> None:

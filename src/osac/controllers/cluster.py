@@ -24,7 +24,7 @@ One pass, level-triggered:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -93,6 +93,8 @@ class ClusterControllerContext:
     base_domain: str = DEFAULT_BASE_DOMAIN
     #: The bare-metal inventory the node sets of bare-metal host types draw from (None: none).
     inventory: BareMetalProvider | None = None
+    #: The longest a cluster goes without a pass (``cluster_status.resync_interval``).
+    resync: timedelta = RESYNC
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,8 @@ class ClusterReconciler(ObjectReconciler):
     def __init__(self, services: Services, context: ClusterControllerContext) -> None:
         super().__init__(services)
         self.context = context
+        #: Host type id -> name (a host type's name never changes).
+        self._host_type_names: dict[str, str] = {}
         self.provider = context.provider
         self.retries = ProviderRetries("cluster", BACKOFF.delay)
         self.hosts = ClusterHosts(context.inventory) if context.inventory is not None else None
@@ -180,7 +184,7 @@ class ClusterReconciler(ObjectReconciler):
         self.host_retries.succeeded(cluster.id)  # type: ignore[attr-defined]
         if written is None:
             return Result()
-        return Result(requeue_after=earliest_requeue(RESYNC, requeue_after, next_change))
+        return Result(requeue_after=earliest_requeue(self.context.resync, requeue_after, next_change))
 
     # -- provisioning ---------------------------------------------------------------------------
 
@@ -436,7 +440,7 @@ class ClusterReconciler(ObjectReconciler):
             observation.node_pools,
             derivation.view_from_status(stored.status),  # type: ignore[attr-defined]
             now,
-            self.context.thresholds,
+            await self._thresholds(tx, context.node_sets.values()),
             context,
         )
         if result.unattributed_node_pools:
@@ -456,6 +460,23 @@ class ClusterReconciler(ObjectReconciler):
         return written, result.requeue_after, written is not stored
 
     # -- helpers --------------------------------------------------------------------------------
+
+    async def _thresholds(self, tx: Tx, node_sets: Iterable[derivation.NodeSetSpec]) -> derivation.StallThresholds:
+        """The configured thresholds, with the host-type overrides (configured by name) also
+        under the ids the node sets store."""
+        thresholds = self.context.thresholds
+        if not thresholds.host_type_overrides:
+            return thresholds
+        names = {}
+        for node_set in node_sets:
+            name = self._host_type_names.get(node_set.host_type)
+            if name is None:
+                host_type = await topology.get(tx, "host_type", node_set.host_type)
+                if host_type is None:
+                    continue
+                name = self._host_type_names[node_set.host_type] = host_type.metadata.name  # type: ignore[attr-defined]
+            names[node_set.host_type] = name
+        return thresholds.with_host_type_ids(names)
 
     def _failure_of(self, cluster: Message) -> derivation.TerminalFailure | None:
         """The failure the stored status records, fed back as it was written (the message already

@@ -376,6 +376,11 @@ class Controller:
         """When the key's timer fires, if it has one."""
         return self._timers.get(object_id)
 
+    @property
+    def next_timer_at(self) -> datetime | None:
+        """When the earliest timer fires (None: no timer), while running."""
+        return self._next_timer() if self._state is _State.RUNNING else None
+
     # -- entries ------------------------------------------------------------------------------
 
     def enqueue_change(self, object_id: str, revision: int) -> None:
@@ -788,6 +793,19 @@ class ControllerManager:
                 await self._feed.current_revision() == target
             ):
                 return
+
+    @property
+    def next_timer_at(self) -> datetime | None:
+        """When the earliest timer of any running controller fires (requeues, retries; not the
+        periodic resyncs)."""
+        return min((when for controller in self._controllers.values()
+                    if (when := controller.next_timer_at) is not None), default=None)
+
+    @property
+    def is_idle(self) -> bool:
+        """Every running controller is idle right now (whether every change is routed is what
+        `wait_idle` checks)."""
+        return all(controller.is_idle for controller in self._controllers.values() if controller.is_running)
 
     def _has_routed(self, revision: int) -> bool:
         return self._revision >= revision

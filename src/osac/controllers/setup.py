@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from datetime import timedelta
 from typing import Any
 
 from google.protobuf.message import Message
@@ -16,7 +17,7 @@ from osac.controllers.bare_metal_instance import (
     follow_host_notices,
 )
 from osac.controllers.baremetal_settings import BareMetalSettings
-from osac.controllers.cluster import ClusterControllerContext, ClusterReconciler
+from osac.controllers.cluster import RESYNC, ClusterControllerContext, ClusterReconciler
 from osac.controllers.compute_instance import ComputeControllerContext, ComputeInstanceReconciler
 from osac.controllers.external_ip import ExternalIPReconciler
 from osac.controllers.external_ip_attachment import ExternalIPAttachmentReconciler
@@ -31,6 +32,7 @@ from osac.controllers.tenant import TenantReconciler
 from osac.controllers.virtual_network import VirtualNetworkReconciler
 from osac.controllers.workloads import enqueue_notices, follow_provider
 from osac.services.catalog import Services
+from osac.status.cluster_thresholds import parse_threshold
 from osac.status.clusters import StallThresholds
 from osac.store.leases import DatabaseLeaseStore
 from osac.store.outbox import StoreChangeFeed
@@ -65,6 +67,15 @@ def reconcilers(
     return found
 
 
+def cluster_resync(config: Mapping[str, Any]) -> timedelta:
+    """``cluster_status.resync_interval``: the longest a cluster goes without a pass, which bounds
+    the staleness a lost change notice causes (cluster-status.md §17: 30 s).
+
+    :raises ValueError: not a positive duration."""
+    value = (config.get("cluster_status") or {}).get("resync_interval", RESYNC.total_seconds())
+    return parse_threshold(value, "cluster_status.resync_interval")
+
+
 async def start_controllers(application: Any) -> ControllerManager:
     """Start every controller of the process ``application`` (``osac.server.app.Application``;
     typed loosely because controllers sit below the server layer)."""
@@ -90,6 +101,7 @@ async def start_controllers(application: Any) -> ControllerManager:
             networking=networking,
             thresholds=StallThresholds.from_config(application.settings.config),
             inventory=application.managers.baremetal_provider,
+            resync=cluster_resync(application.settings.config),
         )
     compute_context = None
     if application.managers.compute_provider is not None:

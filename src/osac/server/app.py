@@ -17,10 +17,12 @@ from grpc_reflection.v1alpha import reflection
 from osac.auth.dev_issuer import DevIssuer
 from osac.auth.issuers import load_trusted_issuers
 from osac.auth.verifier import TokenVerifier
+from osac.clock import FakeClock
 from osac.model import protos, registry
 from osac.providers.registry import load_managers
 from osac.server import bootstrap
 from osac.server.authn import Authenticator
+from osac.server.clock_steps import ClockSteps
 from osac.server.endpoints import EventEndpoints, KindEndpoints, LifecycleEventEndpoints
 from osac.server.grpc_api import service_handler
 from osac.server.identity import CapabilitiesEndpoints, JsonWebKeySetEndpoints
@@ -114,8 +116,12 @@ class Application:
             observers: dict[str, Observer] = {}
             observers["cluster"] = self.managers.simulator.clusters.raw_observation
             observers.update(workload_observers(self))
+            steps = None
+            if isinstance(self.clock, FakeClock):
+                steps = ClockSteps(self.clock, self.managers.simulator, lambda: self.controllers)
             endpoints.add(f"{protos.PRIVATE}.Simulator", SimulatorEndpoints(
-                self.managers.simulator, observers, simulated_hosts(self), partial(host_type_interfaces, self.store)
+                self.managers.simulator, observers, simulated_hosts(self), partial(host_type_interfaces, self.store),
+                steps,
             ), True)
         return endpoints
 

@@ -42,6 +42,7 @@ from osac.providers.simulator.host_store import HostInUse, UnknownHost
 from osac.providers.simulator.hosts import MAX_ADDED, SimulatedBareMetal
 from osac.providers.simulator.inventory import InventoryError, check_host_type
 from osac.providers.simulator.runtime import InvalidSpeed, SimulatorRuntime
+from osac.server.clock_steps import ClockSteps
 from osac.server.rest import (
     PRIVATE_PREFIX,
     RestRoute,
@@ -164,7 +165,9 @@ class SimulatorEndpoints:
     ``observers`` adds GetObservation kinds (``cluster``, ``compute_instance``, ``host``) as the
     workload simulators arrive; ``fabric`` is built in. ``hosts`` is the simulated bare-metal
     inventory (without it the inventory methods are FAILED_PRECONDITION) and ``host_types``
-    reads the HostType catalogue for AddHosts."""
+    reads the HostType catalogue for AddHosts. ``steps`` makes AdvanceClock step through every
+    time something happens and wait for the service at each (``clock_steps.py``); without it the
+    clock jumps."""
 
     def __init__(
         self,
@@ -172,11 +175,13 @@ class SimulatorEndpoints:
         observers: Mapping[str, Observer] | None = None,
         hosts: SimulatedBareMetal | None = None,
         host_types: HostTypes | None = None,
+        steps: ClockSteps | None = None,
     ) -> None:
         self.simulator = simulator
         self.observers: dict[str, Observer] = {"fabric": simulator.fabric_observation, **(observers or {})}
         self.hosts = hosts
         self.host_types = host_types
+        self.steps = steps
 
     def _authorize(self, caller: Caller) -> None:
         access.authorize(caller, "simulator", policy.Method.CALL)
@@ -208,7 +213,10 @@ class SimulatorEndpoints:
         delta = request.duration.ToTimedelta()  # type: ignore[attr-defined]
         if delta.total_seconds() < 0:
             raise InvalidArgument(f"duration: must not be negative, got {delta.total_seconds()} s")
-        clock.advance(delta)
+        if self.steps is not None:
+            await self.steps.advance(delta)
+        else:
+            clock.advance(delta)
         response = simulator_pb.SimulatorAdvanceClockResponse()
         response.now.FromDatetime(clock.now())
         return response

@@ -88,6 +88,16 @@ class StallThresholds:
         overrides = {host_type: dict(stages) for host_type, stages in self.host_type_overrides.items()}
         return (StallThresholds, (dict(self.per_stage), overrides, self.progress_reasons))
 
+    def with_host_type_ids(self, names: Mapping[str, str]) -> StallThresholds:
+        """These thresholds with the overrides of each host type also under its id (``names``:
+        id -> name), for node sets that reference their host type by id as stored clusters do.
+        Overrides are configured by name."""
+        by_id = {host_type_id: self.host_type_overrides[name] for host_type_id, name in names.items()
+                 if name in self.host_type_overrides}
+        if not by_id:
+            return self
+        return StallThresholds(self.per_stage, {**self.host_type_overrides, **by_id}, self.progress_reasons)
+
     def for_stage(self, stage: str, host_types: Iterable[str]) -> timedelta:
         """The threshold of ``stage``. For ``WorkersJoining`` and ``Scaling``, ``host_types`` are
         those of the node sets not READY yet: the slowest of them sets the pace, so the largest

@@ -28,6 +28,7 @@ from osac.clock import Clock, FakeClock
 from osac.providers.interfaces import ChangeNotice
 from osac.providers.simulator import plan_steps
 from osac.providers.simulator.runtime import FAKE_CLOCK_POLL
+from osac.providers.simulator.schedulers import Schedulers
 from osac.providers.simulator.times import to_db
 
 GRACE = timedelta(seconds=30)
@@ -55,18 +56,20 @@ class Wakeup:
 
 
 async def follow(
-    kind: str, engine: AsyncEngine, clock: Clock, wakeup: Wakeup, since: datetime | None = None
+    kind: str, engine: AsyncEngine, clock: Clock, wakeup: Wakeup, since: datetime | None = None,
+    schedulers: Schedulers | None = None,
 ) -> AsyncIterator[ChangeNotice]:
     """Notices of ``kind`` for the steps due after ``since`` (default: from now on, including
-    steps due right now), forever."""
+    steps due right now), forever. The loop is marked in ``schedulers`` after each pass."""
     origin = to_db(since or clock.now())
     inclusive = since is None
     watermark = origin
     reported: dict[tuple[str, int, datetime], None] = {}
-    with wakeup.listener() as event:
+    with wakeup.listener() as event, (schedulers or Schedulers()).running(kind, event) as scheduler:
         while True:
             event.clear()
-            now = to_db(clock.now())
+            started = clock.now()
+            now = to_db(started)
             for step in await plan_steps.due_between(engine, kind, max(origin, watermark - GRACE), now):
                 identity = (step.key, step.seq, step.at)
                 if step.at < origin or (step.at == origin and not inclusive) or identity in reported:
@@ -76,6 +79,7 @@ async def follow(
             watermark = max(watermark, now)
             for identity in [i for i in reported if i[2] < watermark - GRACE]:
                 del reported[identity]
+            scheduler.passed_at = started
             await _wait(clock, event, await plan_steps.next_due_after(engine, kind, now))
 
 

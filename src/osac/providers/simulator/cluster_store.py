@@ -152,13 +152,15 @@ class ClusterStore:
         async with self._reader.connect() as conn:
             return list((await conn.execute(query)).scalars())
 
-    async def next_due_at(self) -> datetime | None:
+    async def next_due_at(self, after: datetime | None = None) -> datetime | None:
+        """The earliest due time of a step of a cluster that is not gone (only those after
+        ``after``, when given)."""
+        query = select(sim_clusters.c.next_due_at).where(
+            sim_clusters.c.gone_at.is_(None), sim_clusters.c.next_due_at.is_not(None))
+        if after is not None:
+            query = query.where(sim_clusters.c.next_due_at > to_db(after))
         async with self._reader.connect() as conn:
-            value = (await conn.execute(
-                select(sim_clusters.c.next_due_at)
-                .where(sim_clusters.c.gone_at.is_(None), sim_clusters.c.next_due_at.is_not(None))
-                .order_by(sim_clusters.c.next_due_at).limit(1)
-            )).scalar()
+            value = (await conn.execute(query.order_by(sim_clusters.c.next_due_at).limit(1))).scalar()
         return _when(value)
 
     async def versions(self) -> dict[str, int]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -39,6 +39,7 @@ from osac.providers.simulator.cluster_timing import ClusterTiming, parse_cluster
 from osac.providers.simulator.cluster_world import fold
 from osac.providers.simulator.faults import FaultRecord
 from osac.providers.simulator.runtime import FAKE_CLOCK_POLL, SimulatorRuntime
+from osac.providers.simulator.schedulers import Scheduler
 from osac.providers.simulator.times import iso
 
 KIND = "cluster"
@@ -137,30 +138,38 @@ class SimulatedClusterProvider:
         wake = asyncio.Event()
         self._wakers.add(wake)
         try:
-            seen = await self.store.versions()
-            catching_up = True
-            while True:
-                wake.clear()
-                happened: list[tuple[str, int, datetime]] = []
-                try:
-                    await self.process_due()
-                    happened, seen = await self.store.happened_since(seen)
-                except Exception:  # a failing database must not end the subscription
-                    logger.exception("simulated clusters: processing due steps failed; retrying")
-                if catching_up:
-                    # one notice per cluster that changed while nobody was watching: its last change
-                    latest = {item[0]: item for item in happened}
-                    happened = sorted(latest.values(), key=lambda item: (item[2], item[0]))
-                    catching_up = False
-                for cluster_id, _version, changed_at in happened:
-                    yield ChangeNotice(KIND, cluster_id, changed_at)
-                forced, self._fault_changes = self._fault_changes, {}
-                for cluster_id, changed_at in sorted(forced.items(), key=lambda item: (item[1], item[0])):
-                    yield ChangeNotice(KIND, cluster_id, changed_at)
-                self.subscription_passes += 1
-                await self._pause(wake)
+            with self.runtime.schedulers.running(KIND, wake) as scheduler:
+                async with contextlib.aclosing(self._schedule(wake, scheduler)) as notices:
+                    async for notice in notices:
+                        yield notice
         finally:
             self._wakers.discard(wake)
+
+    async def _schedule(self, wake: asyncio.Event, scheduler: Scheduler) -> AsyncGenerator[ChangeNotice]:
+        seen = await self.store.versions()
+        catching_up = True
+        while True:
+            wake.clear()
+            started = self.runtime.clock.now()
+            happened: list[tuple[str, int, datetime]] = []
+            try:
+                await self.process_due()
+                happened, seen = await self.store.happened_since(seen)
+            except Exception:  # a failing database must not end the subscription
+                logger.exception("simulated clusters: processing due steps failed; retrying")
+            if catching_up:
+                # one notice per cluster that changed while nobody was watching: its last change
+                latest = {item[0]: item for item in happened}
+                happened = sorted(latest.values(), key=lambda item: (item[2], item[0]))
+                catching_up = False
+            for cluster_id, _version, changed_at in happened:
+                yield ChangeNotice(KIND, cluster_id, changed_at)
+            forced, self._fault_changes = self._fault_changes, {}
+            for cluster_id, changed_at in sorted(forced.items(), key=lambda item: (item[1], item[0])):
+                yield ChangeNotice(KIND, cluster_id, changed_at)
+            self.subscription_passes += 1
+            scheduler.passed_at = started
+            await self._pause(wake)
 
     # -- beyond the contract -----------------------------------------------------------------------
 

@@ -30,6 +30,7 @@ from osac.clock import Clock
 from osac.model.ids import new_id
 from osac.providers.interfaces import TerminalProviderError, TransientProviderError
 from osac.providers.simulator.schema import sim_faults
+from osac.providers.simulator.step_timing import stable_fraction
 from osac.providers.simulator.times import from_db, to_db
 
 ANY = "*"
@@ -77,7 +78,8 @@ class InvalidFault(ValueError):
 @dataclass(frozen=True)
 class Param:
     """One parameter of a fault: ``kind`` is ``str``, ``int`` (≥ 1), ``bool``, ``seconds`` (a
-    positive number) or ``choice`` (one of ``choices``)."""
+    positive number), ``fraction`` (a number above 0, at most 1) or ``choice`` (one of
+    ``choices``)."""
 
     name: str
     kind: str = "str"
@@ -123,8 +125,9 @@ FAULTS: Mapping[str, FaultKind] = {
                   "teardown halts; later delete / deprovision calls raise the error"),
         FaultKind("fabric_fail", ("fabric",),
                   (_OPERATION, Param("times", "int"), Param("terminal", "bool"), Param("reason"),
-                   Param("manager")),
-                  "the next `times` calls of the operation fail (all of them without `times`)"),
+                   Param("manager"), Param("rate", "fraction")),
+                  "the next `times` calls of the operation fail (all of them without `times`; "
+                  "with `rate`, each call fails with that probability)"),
         FaultKind("fabric_latency", ("fabric",),
                   (_OPERATION, Param("seconds", "seconds", required=True), Param("manager")),
                   "adds latency (seconds of the clock, not scaled by the speed)"),
@@ -242,6 +245,10 @@ def _check_value(kind: FaultKind, spec: Param, value: Any) -> Any:
         if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
             raise InvalidFault(path, f"must be a positive number of seconds, got {value!r}")
         return float(value)
+    if spec.kind == "fraction":
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
+            raise InvalidFault(path, f"must be a number above 0 and at most 1 (0.02 for 2 %), got {value!r}")
+        return float(value)
     if not isinstance(value, str) or not value:
         raise InvalidFault(path, f"must be a non-empty string, got {value!r}")
     if spec.kind == "choice" and value not in spec.choices:
@@ -258,6 +265,8 @@ class FaultStore:
     def __init__(self, engine: AsyncEngine, clock: Clock, *, reader: AsyncEngine | None = None) -> None:
         self._engine = engine
         self._reader = reader or engine
+        #: Calls matched so far per fault with a ``rate`` (this process).
+        self._draws: dict[str, int] = {}
         self._clock = clock
 
     async def create(self, new: NewFault) -> FaultRecord:
@@ -352,6 +361,8 @@ class FaultStore:
         for record in await self.active(("fabric_fail",), ("fabric",)):
             if not _matches_call(record, manager, operation, object_ids):
                 continue
+            if "rate" in record.params and not self._draw(record) < float(record.params["rate"]):
+                continue
             if record.remaining > 0 and not await self.consume(record.id):
                 continue
             reason = str(record.params.get("reason") or DEFAULT_FAILURE_REASON)
@@ -360,6 +371,12 @@ class FaultStore:
             if record.params.get("terminal"):
                 raise TerminalProviderError(reason, message)
             raise TransientProviderError(reason, message)
+
+    def _draw(self, record: FaultRecord) -> float:
+        """The next number in ``[0, 1)`` of the record's own sequence: the same fault sees the
+        same sequence of failures and successes for the same sequence of calls."""
+        calls = self._draws[record.id] = self._draws.get(record.id, 0) + 1
+        return stable_fraction(0, "fabric_fail", record.id, calls)
 
     async def is_dhcp_blocked(self, subnet_id: str, port: str | None) -> bool:
         """Whether a ``dhcp_fail`` fault covers the subnet or the port ``<host>/<interface>``."""

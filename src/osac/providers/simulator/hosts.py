@@ -268,7 +268,7 @@ class SimulatedBareMetal:
 
     def subscribe(self, since: datetime | None = None) -> AsyncIterator[ChangeNotice]:
         return change_feed.follow(KIND, self.runtime.reader or self.runtime.engine, self.runtime.clock,
-                                  self._wakeup, since)
+                                  self._wakeup, since, self.runtime.schedulers)
 
     # -- the admin API --------------------------------------------------------------------------
 

@@ -212,11 +212,11 @@ async def due_between(engine: AsyncEngine, kind: str, start: datetime, end: date
         return [DueStep(row.key, row.seq, from_db(row.at)) for row in await conn.execute(query)]
 
 
-async def next_due_after(engine: AsyncEngine, kind: str, after: datetime) -> datetime | None:
-    """The earliest due time of any step of ``kind`` after ``after``."""
-    query = select(func.min(sim_compute_steps.c.at)).where(
-        sim_compute_steps.c.kind == kind, sim_compute_steps.c.at > to_db(after)
-    )
+async def next_due_after(engine: AsyncEngine, kind: str | None, after: datetime) -> datetime | None:
+    """The earliest due time of any step of ``kind`` (None: of every kind) after ``after``."""
+    query = select(func.min(sim_compute_steps.c.at)).where(sim_compute_steps.c.at > to_db(after))
+    if kind is not None:
+        query = query.where(sim_compute_steps.c.kind == kind)
     async with engine.connect() as conn:
         value = (await conn.execute(query)).scalar()
     return None if value is None else from_db(value)

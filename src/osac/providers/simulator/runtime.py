@@ -19,6 +19,7 @@ import asyncio
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -29,6 +30,7 @@ from osac.providers.simulator.faults import FaultStore
 from osac.providers.simulator.host_store import HostStore
 from osac.providers.simulator.overlay_store import OverlayStore
 from osac.providers.simulator.reachability import Reachability, check
+from osac.providers.simulator.schedulers import Schedulers
 
 INSTANT = "instant"
 DEFAULT_SPEED = 60.0
@@ -106,6 +108,10 @@ class SimulatorRuntime:
 
     def __post_init__(self) -> None:
         self.faults = FaultStore(self.engine, self.clock, reader=self.reader)
+        #: The running scheduler loops, for whoever steps a fake clock.
+        self.schedulers = Schedulers()
+        #: Clock times that calls held by injected latency wait for (fake clock only).
+        self.latency_deadlines: list[datetime] = []
         self.fabric_store = FabricStore(self.engine, self.clock, reader=self.reader)
         self.overlay_store = OverlayStore(self.engine, self.clock)
         #: The bare-metal inventory; the fabric's DHCP asks it when a host's OS wants leases.
@@ -141,8 +147,13 @@ class SimulatorRuntime:
 
     async def _until_fake(self, seconds: float) -> None:
         deadline = self.clock.monotonic() + seconds
-        while self.clock.monotonic() < deadline:
-            await asyncio.sleep(FAKE_CLOCK_POLL)
+        due = self.clock.now() + timedelta(seconds=seconds)
+        self.latency_deadlines.append(due)
+        try:
+            while self.clock.monotonic() < deadline:
+                await asyncio.sleep(FAKE_CLOCK_POLL)
+        finally:
+            self.latency_deadlines.remove(due)
 
     async def fabric_observation(self, vn_id: str) -> dict[str, Any]:
         """The VN's fabric tables (``Simulator.GetObservation(kind="fabric", key=vn_id)``)."""
