@@ -17,7 +17,7 @@ from osac.controllers.runtime import (
     TerminalError,
     TransientError,
 )
-from osac.store.errors import WriteContention
+from osac.store.errors import Conflict, WriteContention
 
 TICK = timedelta(milliseconds=1)
 
@@ -224,12 +224,16 @@ async def test_a_change_of_another_kind_queues_the_dependents_the_reconciler_nam
     assert sorted(reconciler.calls) == ["x", "y"]
 
 
-async def test_write_contention_is_retried_as_transient_without_a_traceback(
-    clock, make_controller, make_reconciler, sample, caplog
+@pytest.mark.parametrize("race", [
+    WriteContention("the database aborted the write to resolve contention: deadlock detected"),
+    Conflict("ExternalIPAttachment", "'auto-1'", 5, 4),
+], ids=["contention", "version-conflict"])
+async def test_write_races_are_retried_as_transient_without_a_traceback(
+    clock, make_controller, make_reconciler, sample, caplog, race
 ) -> None:
     def script(key: ObjectKey, runs: int) -> Result:
         if runs == 0:
-            raise WriteContention("the database aborted the write to resolve contention: deadlock detected")
+            raise race
         return Result()
 
     reconciler = make_reconciler(script=script)
@@ -238,7 +242,7 @@ async def test_write_contention_is_retried_as_transient_without_a_traceback(
         controller.enqueue("a")
         await controller.wait_idle()
     assert controller.scheduled_at("a") == clock.now() + timedelta(seconds=0.5)
-    assert [r.exc_info for r in caplog.records if "deadlock detected" in r.getMessage()] == [None]
+    assert [r.exc_info for r in caplog.records if str(race) in r.getMessage()] == [None]
     await step(clock, controller, timedelta(seconds=0.5))
     assert reconciler.runs("a") == 2
     assert sample("osac_reconcile_total", kind="widget", outcome="transient_error") == 1

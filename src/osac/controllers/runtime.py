@@ -83,7 +83,7 @@ from typing import Protocol
 from osac.clock import Clock
 from osac.controllers.backoff import Backoff
 from osac.controllers.metrics import ControllerMetrics, Outcome, default_metrics
-from osac.store.errors import WriteContention
+from osac.store.errors import Conflict, WriteContention
 from osac.store.outbox import Change
 
 __all__ = [
@@ -603,7 +603,7 @@ class Controller:
             delay = error.delay if error.delay is not None else self._backoff.delay(failures)
             logger.info("reconcile %s: %s; retrying in %s", key, error, delay)
             self._schedule(object_id, self._clock.now() + delay)
-        except WriteContention as error:
+        except (WriteContention, Conflict) as error:  # a concurrent writer won: again from a fresh read
             outcome = Outcome.TRANSIENT_ERROR
             delay = self._backoff.delay(self._count_failure(object_id))
             logger.info("reconcile %s: %s; retrying in %s", key, error, delay)
