@@ -55,7 +55,13 @@ from osac.controllers.workloads import (
     write_retrying,
 )
 from osac.providers.baremetal import BareMetalProvider
-from osac.providers.clusters import ClusterObservation, ClusterProvider, HostedClusterSpec, NodePoolSpec
+from osac.providers.clusters import (
+    ClusterObservation,
+    ClusterProvider,
+    HostedClusterSpec,
+    NodeAssignment,
+    NodePoolSpec,
+)
 from osac.providers.interfaces import (
     NetworkAttachmentSpec,
     ProviderError,
@@ -120,8 +126,8 @@ class ClusterReconciler(ObjectReconciler):
         self.host_retries = ProviderRetries("cluster host selection", HOST_BACKOFF.delay)
         #: What this process last applied per cluster (skipped while unchanged, see ``_apply``).
         self._applied: dict[str, _Applied] = {}
-        #: Node ports attached by this process: (cluster id, host, interface) -> address.
-        self._attached: dict[tuple[str, str, str], str] = {}
+        #: Node ports attached by this process: cluster id -> {(host, interface): address}.
+        self._attached: dict[str, dict[tuple[str, str], str]] = {}
         #: Provider change notices not yet reflected in a committed status (the caller enqueues).
         self.changes = ChangeLag("cluster")
         #: Every pass sets its own next run: its own status write queues nothing.
@@ -196,10 +202,11 @@ class ClusterReconciler(ObjectReconciler):
         spec = cluster.spec  # type: ignore[attr-defined]
         cluster_id: str = cluster.id  # type: ignore[attr-defined]
         async with self.store.read() as tx:
-            vips = await cluster_addresses.reserved_vips(tx, cluster_id)
+            held = await cluster_addresses.held_by(tx, cluster_id)
+            vips = held.vips
             if vips is None:
                 raise TerminalProviderError("VIPsMissing", "the cluster's API and ingress VIPs are not reserved")
-            nodes = {key: await cluster_addresses.node_addresses(tx, cluster_id, key) for key in spec.node_sets}
+            nodes = {key: held.nodes(key) for key in spec.node_sets}
             bare_metal = await self._bare_metal_node_sets(tx, spec)
         hosts = await self._select_hosts(cluster, bare_metal)
         hosted = HostedClusterSpec(
@@ -336,38 +343,37 @@ class ClusterReconciler(ObjectReconciler):
         cluster_id: str = cluster.id  # type: ignore[attr-defined]
         spec = cluster.spec  # type: ignore[attr-defined]
         subnet_id = spec.network_attachment.subnet
-        present: set[tuple[str, str]] = set()
+        nodes: dict[tuple[str, str], NodeAssignment] = {}  # port (host, interface) -> node
+        for node in observation.nodes:
+            if node.node_set_key in spec.node_sets and node.host_name is not None:
+                nodes[(node.host_name, spec.node_sets[node.node_set_key].fabric_interface)] = node
+        present = nodes.keys()
+        attached = self._attached.setdefault(cluster_id, {})
+        if not is_deleting(cluster) and present == attached.keys():
+            return ()  # every node's port attached by an earlier pass, none to return: no reads
         async with self.store.read() as tx:
             subnet = await topology.get(tx, "subnet", subnet_id)
             fabric = await topology.fabric_for_vn(tx, self.context.networking.managers, subnet.spec.virtual_network if subnet is not None else "")  # type: ignore[attr-defined]
-            addresses = {key: await cluster_addresses.node_addresses(tx, cluster_id, key) for key in spec.node_sets}
-            for node in observation.nodes:
-                node_set = spec.node_sets.get(node.node_set_key)
-                if node_set is None or node.host_name is None:
-                    continue
-                port = (node.host_name, node_set.fabric_interface)
-                present.add(port)
+            held = await cluster_addresses.held_by(tx, cluster_id)
+            addresses = {key: held.nodes(key) for key in spec.node_sets}
+            for port, node in nodes.items():
                 address = addresses.get(node.node_set_key, {}).get(node.ordinal)
-                if address is None or is_deleting(cluster):
-                    continue
-                if self._attached.get((cluster_id, *port)) == address:
+                if address is None or is_deleting(cluster) or attached.get(port) == address:
                     continue
                 await fabric.create_network_attachment(NetworkAttachmentSpec(
-                    host_name=node.host_name,
-                    interface=node_set.fabric_interface,
+                    host_name=port[0],
+                    interface=port[1],
                     mac=node.mac,
                     subnet_id=subnet_id,
                     address=address,
                     security_group_ids=tuple(spec.network_attachment.security_groups),
                     target_kind="cluster",
                 ))
-                self._attached[(cluster_id, *port)] = address
+                attached[port] = address
         pending: list[str] = []
-        for attached_cluster, host, interface in list(self._attached):
-            if attached_cluster != cluster_id or (host, interface) in present:
-                continue
+        for host, interface in [port for port in attached if port not in present]:
             await fabric.delete_network_attachment(host, interface)
-            del self._attached[(attached_cluster, host, interface)]
+            del attached[(host, interface)]
         if is_deleting(cluster):
             pending.extend(f"port {host}/{interface} still on subnet {subnet_id}" for host, interface in sorted(present))
         return tuple(pending)
@@ -422,7 +428,7 @@ class ClusterReconciler(ObjectReconciler):
         if stored is None:
             return None, None, False
         now = tx.clock.now()
-        vips = await cluster_addresses.reserved_vips(tx, cluster_id)
+        held = await cluster_addresses.held_by(tx, cluster_id)
         context = derivation.ClusterContext(
             node_sets={
                 key: derivation.NodeSetSpec(host_type=ns.host_type, size=ns.size, fabric_interface=ns.fabric_interface)
@@ -433,7 +439,7 @@ class ClusterReconciler(ObjectReconciler):
             deletion_requested=is_deleting(stored),
             terminal_failure=failure if failure is not None else self._failure_of(stored),
             cleanup_pending=cleanup_pending,
-            reserved_vips=vips,
+            reserved_vips=held.vips,
         )
         result = derivation.derive_cluster_status(
             observation.hosted_cluster,
@@ -447,7 +453,7 @@ class ClusterReconciler(ObjectReconciler):
             cluster_metrics.UNATTRIBUTED_NODE_POOLS.inc(result.unattributed_node_pools)
         if observation.readable and not is_deleting(stored):
             await cluster_addresses.release_surplus_nodes(
-                tx, stored, {(node.node_set_key, node.ordinal) for node in observation.nodes})
+                tx, stored, {(node.node_set_key, node.ordinal) for node in observation.nodes}, held)
         desired = copy(stored)
         derivation.apply_view_to_status(result.status, desired.status)  # type: ignore[attr-defined]
         if auto_cleaned:
@@ -500,8 +506,7 @@ class ClusterReconciler(ObjectReconciler):
         self._applied.pop(cluster_id, None)
         self.changes.forget(cluster_id)
         self.children.forget(cluster_id)
-        for key in [k for k in self._attached if k[0] == cluster_id]:
-            del self._attached[key]
+        self._attached.pop(cluster_id, None)
 
 
 class HostShortage(Exception):

@@ -21,6 +21,7 @@ addresses (needed N, available M)``) and nothing is stored.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from google.protobuf.message import Message
 
@@ -56,18 +57,28 @@ async def reserve_nodes(tx: Tx, subnet: Message, cluster_id: str, sizes: Mapping
         )
 
 
-async def reserved_vips(tx: Tx, cluster_id: str) -> tuple[str, str] | None:
-    """The (API, ingress) VIPs reserved at create; None once they are released."""
-    held = {a.ordinal: a.address for a in await allocator.allocations_of(tx, OWNER, cluster_id) if a.purpose == VIP_PURPOSE}
-    if API_VIP_ORDINAL not in held or INGRESS_VIP_ORDINAL not in held:
-        return None
-    return held[API_VIP_ORDINAL], held[INGRESS_VIP_ORDINAL]
+@dataclass(frozen=True)
+class HeldAddresses:
+    """Every address one cluster holds, read at once (one query for a pass's questions)."""
+
+    allocations: tuple[allocator.Allocation, ...]
+
+    @property
+    def vips(self) -> tuple[str, str] | None:
+        """The (API, ingress) VIPs reserved at create; None once they are released."""
+        held = {a.ordinal: a.address for a in self.allocations if a.purpose == VIP_PURPOSE}
+        if API_VIP_ORDINAL not in held or INGRESS_VIP_ORDINAL not in held:
+            return None
+        return held[API_VIP_ORDINAL], held[INGRESS_VIP_ORDINAL]
+
+    def nodes(self, key: str) -> dict[int, str]:
+        """The addresses node set ``key`` holds, by ordinal (node ``i`` uses ordinal ``i``)."""
+        purpose = node_purpose(key)
+        return {a.ordinal: a.address for a in self.allocations if a.purpose == purpose}
 
 
-async def node_addresses(tx: Tx, cluster_id: str, key: str) -> dict[int, str]:
-    """The addresses node set ``key`` holds, by ordinal (node ``i`` uses ordinal ``i``)."""
-    purpose = node_purpose(key)
-    return {a.ordinal: a.address for a in await allocator.allocations_of(tx, OWNER, cluster_id) if a.purpose == purpose}
+async def held_by(tx: Tx, cluster_id: str) -> HeldAddresses:
+    return HeldAddresses(tuple(await allocator.allocations_of(tx, OWNER, cluster_id)))
 
 
 async def release_all(tx: Tx, cluster_id: str) -> list[str]:
@@ -76,17 +87,18 @@ async def release_all(tx: Tx, cluster_id: str) -> list[str]:
 
 
 async def release_surplus_nodes(
-    tx: Tx, cluster: Message, running: set[tuple[str, int]]
+    tx: Tx, cluster: Message, running: set[tuple[str, int]], known: HeldAddresses | None = None
 ) -> list[str]:
     """After a scale-down or a node-set removal: release node addresses of ordinals at or above
     the node set's size in ``cluster`` (the stored object; 0 for a removed node set) once no node
     of those ordinals is running any more (``running`` holds the ``(key, ordinal)`` the provider
     reports). Before releasing anything the cluster's row is held as of ``cluster``'s version, so
-    a growth committed meanwhile (whose new ordinals would look surplus) makes this a Conflict."""
+    a growth committed meanwhile (whose new ordinals would look surplus) makes this a Conflict.
+    ``known``: what the cluster holds, when the caller read it in this transaction."""
     cluster_id: str = cluster.id  # type: ignore[attr-defined]
     sizes = {key: node_set.size for key, node_set in cluster.spec.node_sets.items()}  # type: ignore[attr-defined]
     released: list[str] = []
-    held = await allocator.allocations_of(tx, OWNER, cluster_id)
+    held = (known or await held_by(tx, cluster_id)).allocations
     keys = {a.purpose.removeprefix("node:") for a in held if a.purpose.startswith("node:")}
     is_held = False
     for key in sorted(keys):

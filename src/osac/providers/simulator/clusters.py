@@ -247,7 +247,9 @@ class SimulatedClusterProvider:
     async def _surroundings(
         self, cluster_id: str, plan: ClusterPlan | None, faults: list[FaultRecord] | None
     ) -> Surroundings:
-        records = for_cluster(faults if faults is not None else await self.runtime.faults.all(), cluster_id)
+        if faults is None:
+            faults = await self.runtime.faults.aimed_at(KIND, cluster_id)
+        records = for_cluster(faults, cluster_id)
         if plan is None:
             return Surroundings({}, records)
         hosts = {host for record in plan.pools.values() for host in record.spec.hosts}
@@ -257,7 +259,7 @@ class SimulatedClusterProvider:
     async def _fail_if_provisioning_fails(self, cluster_id: str) -> None:
         """Raise the error of the oldest ``provision_fail`` fault in force, counting it down."""
         now = self.runtime.clock.now()
-        for record in active(for_cluster(await self.runtime.faults.all(), cluster_id), now, "provision_fail"):
+        for record in active(for_cluster(await self.runtime.faults.aimed_at(KIND, cluster_id), cluster_id), now, "provision_fail"):
             if record.remaining > 0 and not await self.runtime.faults.consume(record.id):
                 continue
             raise failure_error(record, "provisioning", cluster_id)

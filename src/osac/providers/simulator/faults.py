@@ -301,6 +301,15 @@ class FaultStore:
         async with self._reader.connect() as conn:
             return [_record(row) for row in await conn.execute(query)]
 
+    async def aimed_at(self, target_kind: str, target_id: str) -> list[FaultRecord]:
+        """The records (expired ones too) aimed at one object, or at every object of its kind
+        (``*``), oldest first: one object's look at its faults does not read everyone's."""
+        query = (select(sim_faults)
+                 .where(sim_faults.c.target_kind == target_kind, sim_faults.c.target_id.in_([target_id, ANY]))
+                 .order_by(sim_faults.c.created_at, sim_faults.c.id))
+        async with self._reader.connect() as conn:
+            return [_record(row) for row in await conn.execute(query)]
+
     async def get(self, fault_id: str) -> FaultRecord | None:
         async with self._reader.connect() as conn:
             row = (await conn.execute(select(sim_faults).where(sim_faults.c.id == fault_id))).first()
