@@ -475,3 +475,23 @@ async def test_queue_depth_and_durations_are_reported(
     assert sample("osac_reconcile_duration_seconds_count", kind="widget") == 3
     assert sample("osac_reconcile_duration_seconds_sum", kind="widget") == 2
     assert sample("osac_reconcile_total", kind="widget", outcome="success") == 3
+
+
+async def test_keys_queued_by_a_change_run_before_keys_queued_by_time(
+    clock, make_controller, make_reconciler
+) -> None:
+    reconciler = make_reconciler()
+    controller = await make_controller(reconciler, workers=1)
+    reconciler.hold()
+    controller.enqueue("busy")  # holds the one worker while the queue fills
+    await asyncio.wait_for(reconciler.entered.wait(), 0.5)
+    for key in ("t1", "t2", "t3"):
+        controller.enqueue_after(key, timedelta(seconds=1))
+    clock.advance(timedelta(seconds=1))
+    controller.wake()  # t1..t3 are due: queued by time
+    controller.enqueue("c1")
+    controller.enqueue("t2")  # a change moves a timed key up
+    controller.enqueue("c2")
+    reconciler.release()
+    await asyncio.wait_for(controller.wait_idle(), 0.5)
+    assert reconciler.calls == ["busy", "c1", "t2", "c2", "t1", "t3"]

@@ -36,6 +36,9 @@ Guarantees of the runtime
 
 * One run per key at a time: a key that changes while it is being reconciled is queued once and
   run again right after, so reconcilers take no locks. Changes to a queued key merge.
+* Changes go first: keys queued by a change (the change feed, a provider notice, a dependent,
+  `enqueue`) run before keys queued by time (timers, resyncs), and a timed key that changes
+  moves up. A saturated controller keeps what changed fresh and lets its periodic looks lag.
 * At most ``workers`` runs per kind at once.
 * Timers: the next run of a key is the earliest of its requested times; a run supersedes any
   pending timer of its key (its own outcome schedules the next one).
@@ -66,6 +69,7 @@ and write status under a version lock, so this costs at most a conflict and a re
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import functools
 import heapq
@@ -345,10 +349,15 @@ class Controller:
         self._reset()
 
     def _reset(self) -> None:
-        self._queue: asyncio.Queue[str] = asyncio.Queue()
-        self._queued: set[str] = set()
+        #: Queued keys -> whether a change queued them (else only time did); the two lanes hold
+        #: them in order (an entry whose key moved lanes or left is skipped when reached).
+        self._queued: dict[str, bool] = {}
+        self._changed_lane: collections.deque[str] = collections.deque()
+        self._timed_lane: collections.deque[str] = collections.deque()
+        self._work_ready = asyncio.Event()
         self._running: set[str] = set()
-        self._dirty: set[str] = set()
+        #: Keys queued while running -> whether by a change.
+        self._dirty: dict[str, bool] = {}
         self._timers: dict[str, datetime] = {}
         self._timer_heap: list[tuple[datetime, int, str]] = []
         self._failures: dict[str, int] = {}
@@ -429,7 +438,7 @@ class Controller:
         self._terminal.intersection_update(object_ids)
         for object_id in object_ids:
             if object_id not in self._terminal:
-                self._add(object_id)
+                self._add(object_id, changed=False)
 
     @property
     def reconciler(self) -> Reconciler:
@@ -471,11 +480,11 @@ class Controller:
             return
         self._state = _State.STOPPING
         self._queued.clear()
+        self._changed_lane.clear()
+        self._timed_lane.clear()
         self._dirty.clear()
         self._timers.clear()
         self._timer_heap.clear()
-        while not self._queue.empty():
-            self._queue.get_nowait()
         self._report_depth()
         timer_task, self._timer_task = self._timer_task, None
         if timer_task is not None:
@@ -505,24 +514,39 @@ class Controller:
 
     # -- queue --------------------------------------------------------------------------------
 
-    def _add(self, object_id: str) -> None:
+    def _add(self, object_id: str, changed: bool = True) -> None:
+        """Queue the key: ``changed`` when a change asks for the run, False when time does."""
         if self._state is not _State.RUNNING:
             return
         if object_id in self._running:
-            self._dirty.add(object_id)
+            self._dirty[object_id] = self._dirty.get(object_id, False) or changed
             return
-        if object_id in self._queued:
+        queued = self._queued.get(object_id)
+        if queued is not None and (queued or not changed):
             return
-        self._queued.add(object_id)
-        self._queue.put_nowait(object_id)
+        self._queued[object_id] = changed
+        (self._changed_lane if changed else self._timed_lane).append(object_id)
+        self._work_ready.set()
         self._idle.clear()
         self._report_depth()
+
+    async def _take(self) -> str:
+        """The next key to run: the oldest queued by a change, else the oldest queued by time."""
+        while True:
+            for lane, changed in ((self._changed_lane, True), (self._timed_lane, False)):
+                while lane:
+                    object_id = lane.popleft()
+                    if self._queued.get(object_id) is changed:
+                        del self._queued[object_id]
+                        return object_id
+            self._work_ready.clear()
+            await self._work_ready.wait()
 
     def _schedule(self, object_id: str, due: datetime) -> None:
         if self._state is not _State.RUNNING:
             return
         if due <= self._clock.now():
-            self._add(object_id)
+            self._add(object_id, changed=False)
             return
         current = self._timers.get(object_id)
         if current is not None and current <= due:
@@ -545,7 +569,7 @@ class Controller:
         while (due := self._next_timer()) is not None and due <= now:
             _, _, object_id = heapq.heappop(self._timer_heap)
             del self._timers[object_id]
-            self._add(object_id)
+            self._add(object_id, changed=False)
 
     def _report_depth(self) -> None:
         self._metrics.set_depth(self.kind, len(self._queued))
@@ -560,8 +584,7 @@ class Controller:
 
     async def _work(self) -> None:
         while True:
-            object_id = await self._queue.get()
-            self._queued.discard(object_id)
+            object_id = await self._take()
             self._running.add(object_id)
             self._nothing_running.clear()
             self._timers.pop(object_id, None)
@@ -573,8 +596,7 @@ class Controller:
             finally:
                 self._running.discard(object_id)
                 if object_id in self._dirty:
-                    self._dirty.discard(object_id)
-                    self._add(object_id)
+                    self._add(object_id, changed=self._dirty.pop(object_id))
                 if not self._running:
                     self._nothing_running.set()
                 self._update_idle()

@@ -24,6 +24,7 @@ from osac.clock import Clock
 from osac.model.kinds import Kind
 from osac.store import schema
 from osac.store.codec import from_storage, to_storage
+from osac.store.decoded import Decoded
 from osac.store.engine import Engines
 from osac.store.errors import AlreadyExists, Conflict, WriteContention
 from osac.store.tables import ARCHIVE, LIVE
@@ -61,9 +62,11 @@ def object_label(kind: Kind, message: Message) -> str:
 class Tx:
     """One database transaction. Reads return private messages; writes emit events."""
 
-    def __init__(self, conn: AsyncConnection, clock: Clock) -> None:
+    def __init__(self, conn: AsyncConnection, clock: Clock, decoded: Decoded | None = None) -> None:
         self.conn = conn
         self.clock = clock
+        #: Parsed objects by version (``decoded.py``), shared by the Store's transactions.
+        self._decoded = decoded
         self.last_revision = 0
         self._after_commit: list[Callable[[], None]] = []
 
@@ -75,6 +78,9 @@ class Tx:
     def dialect(self) -> str:
         return self.conn.dialect.name
 
+    def _parse(self, data: dict[str, Any], cls: type[Message]) -> Message:
+        return from_storage(data, cls) if self._decoded is None else self._decoded.parse(data, cls)
+
     # -- reads ---------------------------------------------------------------------------------
 
     async def get(self, kind: Kind, object_id: str, tenants: Tenants = None) -> Message | None:
@@ -82,7 +88,7 @@ class Tx:
         query = select(table.c.data).where(table.c.id == object_id)
         query = query.where(*self._tenancy(table, tenants))
         row = (await self.conn.execute(query)).first()
-        return None if row is None else from_storage(row[0], kind.private_class())
+        return None if row is None else self._parse(row[0], kind.private_class())
 
     async def find(
         self,
@@ -107,7 +113,7 @@ class Tx:
         if lock is not None:
             query = query.with_for_update(read=lock == "share", key_share=lock == "share")
         cls = kind.private_class()
-        return [from_storage(row[0], cls) for row in await self.conn.execute(query)]
+        return [self._parse(row[0], cls) for row in await self.conn.execute(query)]
 
     async def count(self, kind: Kind, *where: ColumnElement[bool], tenants: Tenants = None) -> int:
         table = LIVE[kind.name]
@@ -130,7 +136,7 @@ class Tx:
         )
         query = select(table.c.data).where(*conditions).order_by(table.c.id).offset(offset).limit(limit)
         cls = kind.private_class()
-        items = [from_storage(row[0], cls) for row in await self.conn.execute(query)]
+        items = [self._parse(row[0], cls) for row in await self.conn.execute(query)]
         return items, total
 
     async def revision(self) -> int:
@@ -286,6 +292,7 @@ class Store:
     def __init__(self, engines: Engines, clock: Clock, on_commit: Callable[[int], None] | None = None) -> None:
         self.engines = engines
         self.clock = clock
+        self.decoded = Decoded()
         self._commit_listeners: list[Callable[[int], None]] = [on_commit] if on_commit else []
 
     @property
@@ -304,7 +311,7 @@ class Store:
         """
         try:
             async with self.engines.writer.connect() as conn, conn.begin():
-                tx = Tx(conn, self.clock)
+                tx = Tx(conn, self.clock, self.decoded)
                 yield tx
                 if tx.last_revision and self.dialect == "postgresql":
                     await conn.execute(text("SELECT pg_notify(:channel, :revision)"),
@@ -326,5 +333,5 @@ class Store:
             if self.dialect == "postgresql":
                 conn = await conn.execution_options(isolation_level="REPEATABLE READ")
             async with conn.begin():
-                yield Tx(conn, self.clock)
+                yield Tx(conn, self.clock, self.decoded)
 

@@ -179,7 +179,7 @@ class SimulatedClusterProvider:
         The scheduler's work, also usable by whoever drives a fake clock without a subscriber."""
         now = self.runtime.clock.now()
         ids = await self.store.due(now)
-        faults = await self.runtime.faults.all()
+        faults = await self.runtime.faults.all() if ids else []
         for cluster_id in ids:
             try:
                 await self._update(cluster_id, self._settle, faults=faults)

@@ -1,0 +1,57 @@
+"""Stored objects already parsed, by (message type, id, version).
+
+Parsing an object's storage JSON into its message (``codec.from_storage``) is the costliest part
+of reading it, and the same versions are read again and again (a reconciler's pass reads its
+object twice, a resync reads every object it last read). An object's stored JSON never changes
+without its ``metadata.version`` changing (every write goes through ``Tx.insert``/``Tx.replace``,
+which set the new version in the JSON), so a parse can be kept under that key and handed out
+again as a copy decoded from its binary form, which costs a small fraction of a JSON parse.
+
+One cache per ``Store`` (one database); the least recently used entries go beyond ``capacity``.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any, TypeVar
+
+from google.protobuf.message import Message
+
+from osac.store.codec import from_storage
+
+M = TypeVar("M", bound=Message)
+
+DEFAULT_CAPACITY = 10_000
+
+
+class Decoded:
+    def __init__(self, capacity: int = DEFAULT_CAPACITY) -> None:
+        if capacity < 1:
+            raise ValueError(f"capacity must be positive, got {capacity}")
+        self._capacity = capacity
+        self._entries: OrderedDict[tuple[str, str, int], bytes] = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    def parse(self, data: dict[str, Any], cls: type[M]) -> M:
+        """``from_storage(data, cls)``, from the cache when this version was parsed before. The
+        caller owns the returned message (it is never shared)."""
+        object_id = data.get("id")
+        version = int((data.get("metadata") or {}).get("version") or 0)
+        if not object_id or version <= 0:
+            return from_storage(data, cls)
+        key = (cls.DESCRIPTOR.full_name, str(object_id), version)
+        raw = self._entries.get(key)
+        if raw is not None:
+            self._entries.move_to_end(key)
+            self.hits += 1
+            return cls.FromString(raw)
+        self.misses += 1
+        message = from_storage(data, cls)
+        self._entries[key] = message.SerializeToString()
+        if len(self._entries) > self._capacity:
+            self._entries.popitem(last=False)
+        return message
+
+    def __len__(self) -> int:
+        return len(self._entries)
