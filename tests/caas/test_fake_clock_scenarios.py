@@ -11,6 +11,8 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
+
 from osac.auth.subject import Role
 from osac.clock import FakeClock
 from osac.server.settings import DEFAULT_CONFIG, merge_config
@@ -35,6 +37,16 @@ async def fake_clock_server(db_url: str, tmp_path: Any, clock: FakeClock,
                             config: dict[str, Any] = CONFIG) -> AsyncIterator[ServerHandle]:
     async with running_server(tmp_path, db_url, controllers=True, config=config, clock=clock) as server:
         yield server
+
+
+@pytest.fixture
+async def driver(db_url: str, tmp_path: Any) -> AsyncIterator[Driver]:
+    """An onboarded fake-clock server's driver."""
+    clock = FakeClock(START)
+    async with fake_clock_server(db_url, tmp_path, clock) as server:
+        onboarded = Driver(server, clock)
+        await onboarded.onboard()
+        yield onboarded
 
 
 class Driver:
@@ -133,40 +145,36 @@ def changes(values: list[Any]) -> list[Any]:
     return [value for i, value in enumerate(values) if i == 0 or value != values[i - 1]]
 
 
-async def test_scenario_1_stages_in_order(db_url, tmp_path) -> None:
-    clock = FakeClock(START)
-    async with fake_clock_server(db_url, tmp_path, clock) as server:
-        driver = Driver(server, clock)
-        await driver.onboard()
-        created = await driver.cluster()
-        path = f"{PUBLIC}/clusters/{created['id']}"
-        history = [created]
-        while history[-1]["status"]["state"] != READY:
-            await driver.advance(timedelta(seconds=30))
-            found = await driver.get(path)
-            if found["status"] != history[-1]["status"]:
-                history.append(found)
+async def test_scenario_1_stages_in_order(driver: Driver) -> None:
+    created = await driver.cluster()
+    path = f"{PUBLIC}/clusters/{created['id']}"
+    history = [created]
+    while history[-1]["status"]["state"] != READY:
+        await driver.advance(timedelta(seconds=30))
+        found = await driver.get(path)
+        if found["status"] != history[-1]["status"]:
+            history.append(found)
 
-        assert changes([c["status"].get("stage", "") for c in history]) == [
-            "PreparingInfrastructure", "ControlPlaneStarting", "WorkersJoining", ""]
-        assert len(changes([c["status"]["state_transition_time"] for c in history])) == 2
-        control_plane = next(i for i, c in enumerate(history)
-                             if condition(c, "CONTROL_PLANE_AVAILABLE")["status"] == "CONDITION_STATUS_TRUE")
-        workers = next(i for i, c in enumerate(history)
-                       if condition(c, "WORKERS_READY")["status"] == "CONDITION_STATUS_TRUE")
-        assert control_plane < workers
-        for cluster in history:  # the API URL and both endpoints appear with the control plane
-            has_endpoints = all(cluster["status"].get(f) for f in ("api_url", "api_endpoint", "ingress_endpoint"))
-            assert has_endpoints == (history.index(cluster) >= control_plane), cluster["status"]
-            assert bool(cluster["status"].get("console_url")) == (cluster["status"]["state"] == READY)
+    assert changes([c["status"].get("stage", "") for c in history]) == [
+        "PreparingInfrastructure", "ControlPlaneStarting", "WorkersJoining", ""]
+    assert len(changes([c["status"]["state_transition_time"] for c in history])) == 2
+    control_plane = next(i for i, c in enumerate(history)
+                         if condition(c, "CONTROL_PLANE_AVAILABLE")["status"] == "CONDITION_STATUS_TRUE")
+    workers = next(i for i, c in enumerate(history)
+                   if condition(c, "WORKERS_READY")["status"] == "CONDITION_STATUS_TRUE")
+    assert control_plane < workers
+    for cluster in history:  # the API URL and both endpoints appear with the control plane
+        has_endpoints = all(cluster["status"].get(f) for f in ("api_url", "api_endpoint", "ingress_endpoint"))
+        assert has_endpoints == (history.index(cluster) >= control_plane), cluster["status"]
+        assert bool(cluster["status"].get("console_url")) == (cluster["status"]["state"] == READY)
 
-        reasons = await driver.reasons(created["id"])
-        assert reasons.count("StageChanged") == 4, reasons
-        for once in ("VIPsDiscovered", "ControlPlaneAvailable", "WorkersReady", "ClusterReady"):
-            assert reasons.count(once) == 1, reasons
-        # Each stage change happened at its simulated time, not when the test looked.
-        entered = [when(c["status"]["stage_entered_at"]) for c in history if c["status"].get("stage_entered_at")]
-        assert entered == sorted(entered) and entered[0] == when(created["metadata"]["creation_timestamp"])
+    reasons = await driver.reasons(created["id"])
+    assert reasons.count("StageChanged") == 4, reasons
+    for once in ("VIPsDiscovered", "ControlPlaneAvailable", "WorkersReady", "ClusterReady"):
+        assert reasons.count(once) == 1, reasons
+    # Each stage change happened at its simulated time, not when the test looked.
+    entered = [when(c["status"]["stage_entered_at"]) for c in history if c["status"].get("stage_entered_at")]
+    assert entered == sorted(entered) and entered[0] == when(created["metadata"]["creation_timestamp"])
 
 
 async def stalling_cluster(driver: Driver) -> tuple[dict[str, Any], str, datetime]:
@@ -181,37 +189,33 @@ async def stalling_cluster(driver: Driver) -> tuple[dict[str, Any], str, datetim
     return created, stall, stage_entry
 
 
-async def test_scenario_2_stall_measured_from_stage_entry(db_url, tmp_path) -> None:
-    clock = FakeClock(START)
-    async with fake_clock_server(db_url, tmp_path, clock) as server:
-        driver = Driver(server, clock)
-        await driver.onboard()
-        created, stall, stage_entry = await stalling_cluster(driver)
-        path = f"{PUBLIC}/clusters/{created['id']}"
+async def test_scenario_2_stall_measured_from_stage_entry(driver: Driver) -> None:
+    created, stall, stage_entry = await stalling_cluster(driver)
+    path = f"{PUBLIC}/clusters/{created['id']}"
 
-        for at in (timedelta(minutes=20), timedelta(minutes=29, seconds=59)):
-            await driver.advance_to(stage_entry + at)
-            cluster = await driver.get(path)
-            assert progressing(cluster) == "ControlPlaneStarting", (at, cluster["status"])
-        await driver.advance_to(stage_entry + timedelta(minutes=30))
-        stalled = await driver.get(path)
-        assert progressing(stalled) == "Stalled"
-        assert stalled["status"]["state"] == "CLUSTER_STATE_PROGRESSING"
-        warnings = [e for e in await driver.events(created["id"]) if e["reason"] == "Stalled"]
-        assert len(warnings) == 1 and warnings[0]["type"] == "LIFECYCLE_EVENT_TYPE_WARNING"
-        assert when(warnings[0]["timestamp"]) == stage_entry + timedelta(minutes=30)
+    for at in (timedelta(minutes=20), timedelta(minutes=29, seconds=59)):
+        await driver.advance_to(stage_entry + at)
+        cluster = await driver.get(path)
+        assert progressing(cluster) == "ControlPlaneStarting", (at, cluster["status"])
+    await driver.advance_to(stage_entry + timedelta(minutes=30))
+    stalled = await driver.get(path)
+    assert progressing(stalled) == "Stalled"
+    assert stalled["status"]["state"] == "CLUSTER_STATE_PROGRESSING"
+    warnings = [e for e in await driver.events(created["id"]) if e["reason"] == "Stalled"]
+    assert len(warnings) == 1 and warnings[0]["type"] == "LIFECYCLE_EVENT_TYPE_WARNING"
+    assert when(warnings[0]["timestamp"]) == stage_entry + timedelta(minutes=30)
 
-        await driver.advance_to(stage_entry + timedelta(hours=3))
-        later = await driver.get(path)
-        assert later["status"]["state"] == "CLUSTER_STATE_PROGRESSING" and progressing(later) == "Stalled"
-        assert condition(later, "FAILED")["status"] == "CONDITION_STATUS_FALSE"
-        assert (await driver.reasons(created["id"])).count("Stalled") == 1
+    await driver.advance_to(stage_entry + timedelta(hours=3))
+    later = await driver.get(path)
+    assert later["status"]["state"] == "CLUSTER_STATE_PROGRESSING" and progressing(later) == "Stalled"
+    assert condition(later, "FAILED")["status"] == "CONDITION_STATUS_FALSE"
+    assert (await driver.reasons(created["id"])).count("Stalled") == 1
 
-        await driver.clear(stall)
-        moved = await driver.advance_until(path, lambda c: c["status"]["stage"] != "ControlPlaneStarting",
-                                           step=timedelta(minutes=1))
-        assert moved["status"]["stage"] == "WorkersJoining" and progressing(moved) == "WorkersJoining"
-        assert (await driver.reasons(created["id"])).count("StallCleared") == 1
+    await driver.clear(stall)
+    moved = await driver.advance_until(path, lambda c: c["status"]["stage"] != "ControlPlaneStarting",
+                                       step=timedelta(minutes=1))
+    assert moved["status"]["stage"] == "WorkersJoining" and progressing(moved) == "WorkersJoining"
+    assert (await driver.reasons(created["id"])).count("StallCleared") == 1
 
 
 async def test_scenario_3_stall_survives_a_restart(db_url, tmp_path) -> None:
@@ -254,24 +258,20 @@ async def joining_with_one_stuck_node_set(driver: Driver, stuck: str, name: str)
     return path, when(joined["status"]["stage_entered_at"])
 
 
-async def test_scenario_4_host_type_override_of_the_stuck_node_set(db_url, tmp_path) -> None:
-    clock = FakeClock(START)
-    async with fake_clock_server(db_url, tmp_path, clock) as server:
-        driver = Driver(server, clock)
-        await driver.onboard()
-        # workers READY, gpu stuck: gpu's host type allows 60 m
-        path, entry = await joining_with_one_stuck_node_set(driver, "gpu", "slow-gpu")
-        await driver.advance_to(entry + timedelta(minutes=59))
-        cluster = await driver.get(path)
-        assert progressing(cluster) == "WorkersJoining", (entry, cluster["status"])
-        await driver.advance_to(entry + timedelta(minutes=60))
-        assert progressing(await driver.get(path)) == "Stalled"
+async def test_scenario_4_host_type_override_of_the_stuck_node_set(driver: Driver) -> None:
+    # workers READY, gpu stuck: gpu's host type allows 60 m
+    path, entry = await joining_with_one_stuck_node_set(driver, "gpu", "slow-gpu")
+    await driver.advance_to(entry + timedelta(minutes=59))
+    cluster = await driver.get(path)
+    assert progressing(cluster) == "WorkersJoining", (entry, cluster["status"])
+    await driver.advance_to(entry + timedelta(minutes=60))
+    assert progressing(await driver.get(path)) == "Stalled"
 
-        # gpu READY, workers stuck: the default 20 m applies
-        path, entry = await joining_with_one_stuck_node_set(driver, "workers", "slow-workers")
-        await driver.advance_to(entry + timedelta(minutes=19, seconds=59))
-        assert progressing(await driver.get(path)) == "WorkersJoining"
-        await driver.advance_to(entry + timedelta(minutes=20))
-        stalled = await driver.get(path)
-        assert progressing(stalled) == "Stalled"
-        assert "20m" in condition(stalled, "PROGRESSING")["message"], condition(stalled, "PROGRESSING")
+    # gpu READY, workers stuck: the default 20 m applies
+    path, entry = await joining_with_one_stuck_node_set(driver, "workers", "slow-workers")
+    await driver.advance_to(entry + timedelta(minutes=19, seconds=59))
+    assert progressing(await driver.get(path)) == "WorkersJoining"
+    await driver.advance_to(entry + timedelta(minutes=20))
+    stalled = await driver.get(path)
+    assert progressing(stalled) == "Stalled"
+    assert "20m" in condition(stalled, "PROGRESSING")["message"], condition(stalled, "PROGRESSING")
