@@ -39,7 +39,15 @@ from typing import Any
 import httpx
 from prometheus_client import REGISTRY
 
-from bench.harness import emit_json, percentile, print_table, scratch_database, workdir
+from bench.harness import (
+    count_items,
+    emit_json,
+    list_items,
+    percentile,
+    print_table,
+    scratch_database,
+    workdir,
+)
 from osac.auth.subject import Role
 from osac.clock import FakeClock
 from osac.server.app import Application
@@ -85,28 +93,13 @@ class Run:
                                          json={"duration": f"{delta.total_seconds():g}s"})
         response.raise_for_status()
 
-    async def count(self, client: httpx.AsyncClient, path: str, condition: str) -> int:
-        response = await client.get(path, params={"limit": 1, "filter": condition})
-        response.raise_for_status()
-        return int(response.json()["total"])
-
     async def until_none(self, client: httpx.AsyncClient, path: str, condition: str, what: str) -> None:
         """Advance the clock by ``STEP`` until no item of ``path`` matches ``condition``."""
         for _ in range(int(LIMIT / STEP)):
-            if not await self.count(client, path, condition):
+            if not await count_items(client, path, condition):
                 return
             await self.advance(STEP)
         raise RuntimeError(f"{what} after {LIMIT} of simulated time")
-
-    async def items(self, client: httpx.AsyncClient, path: str) -> list[dict[str, Any]]:
-        found: list[dict[str, Any]] = []
-        while True:
-            response = await client.get(path, params={"offset": len(found), "limit": 1000})
-            response.raise_for_status()
-            page = response.json()
-            found += page.get("items", [])
-            if len(found) >= int(page.get("total", 0)) or not page.get("items"):
-                return found
 
 
 def _sample(name: str, **labels: str) -> float:
@@ -114,9 +107,12 @@ def _sample(name: str, **labels: str) -> float:
 
 
 def _bucket_counts() -> dict[float, float]:
-    return {bound: _sample(f"{PROVISIONING}_bucket", le=str(bound) if bound != float("inf") else "+Inf")
-            for bound in (*(float(b) for b in (30, 60, 90, 120, 150, 180, 210, 240, 270, 300, 360, 420, 600, 900,
-                                                1800, 3600)), float("inf"))}
+    """The provisioning histogram's cumulative counts by bucket bound (``le``), as registered."""
+    for metric in REGISTRY.collect():
+        if metric.name == PROVISIONING:
+            return {float(sample.labels["le"]): sample.value for sample in metric.samples
+                    if sample.name.endswith("_bucket")}
+    return {}
 
 
 async def measure(app: Application, instances: int, rate: float) -> dict[str, Any]:
@@ -147,7 +143,7 @@ async def measure(app: Application, instances: int, rate: float) -> dict[str, An
                              "instances are still provisioning")
         wall = time.perf_counter() - started
 
-        listed = await run.items(run.admin, f"{PRIVATE}/baremetal_instances")
+        listed = await list_items(run.admin, f"{PRIVATE}/baremetal_instances")
         running = [bmi for bmi in listed if bmi["status"]["state"] == "BARE_METAL_INSTANCE_STATE_RUNNING"]
         durations, attaches, failed_calls = [], [], 0
         for bmi in running:

@@ -224,6 +224,29 @@ async def catalogue_ready(server: ServerProcess, timeout: float = 60) -> None:
 
 
 
+async def list_items(client: httpx.AsyncClient, path: str) -> list[dict[str, Any]]:
+    """Every item of a REST collection, page by page (1,000 per page)."""
+    items: list[dict[str, Any]] = []
+    while True:
+        response = await client.get(path, params={"offset": len(items), "limit": 1000})
+        response.raise_for_status()
+        page = response.json()
+        items += page.get("items", [])
+        if len(items) >= int(page.get("total", 0)) or not page.get("items"):
+            return items
+
+
+async def count_items(client: httpx.AsyncClient, path: str, condition: str = "") -> int:
+    """How many items of a REST collection match the CEL ``condition`` (one page of one item:
+    the total), so that polling never lists a large collection."""
+    params: dict[str, str | int] = {"limit": 1}
+    if condition:
+        params["filter"] = condition
+    response = await client.get(path, params=params)
+    response.raise_for_status()
+    return int(response.json().get("total", 0))
+
+
 @contextlib.asynccontextmanager
 async def rest_client(base_url: str, token: str) -> AsyncIterator[httpx.AsyncClient]:
     """One HTTP/1.1 keep-alive connection's worth of client (a REST user)."""

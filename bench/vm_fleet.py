@@ -38,7 +38,9 @@ from bench.harness import (
     CpuMeter,
     ServerProcess,
     catalogue_ready,
+    count_items,
     emit_json,
+    list_items,
     percentile,
     print_table,
     rest_client,
@@ -61,30 +63,10 @@ def _time(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
-async def _items(client: httpx.AsyncClient, path: str) -> list[dict[str, Any]]:
-    """Every item of a collection, page by page (1,000 per page)."""
-    items: list[dict[str, Any]] = []
-    while True:
-        response = await client.get(path, params={"offset": len(items), "limit": 1000})
-        response.raise_for_status()
-        page = response.json()
-        items += page.get("items", [])
-        if len(items) >= int(page.get("total", 0)) or not page.get("items"):
-            return items
-
-
 #: The VMs not yet public, as a List filter (the server counts them: polling never lists them all).
 NOT_PUBLIC = ("this.status.state != 'COMPUTE_INSTANCE_STATE_RUNNING' || this.status.internal_ip_address == ''"
               " || this.status.external_ip_address == ''")
 AUTO_FILTER = f"'{AUTO}' in this.metadata.labels"
-
-
-async def _count(client: httpx.AsyncClient, path: str, condition: str = "") -> int:
-    """How many items of a collection match ``condition`` (one page of one item: the total)."""
-    params = {"limit": 1, **({"filter": condition} if condition else {})}
-    response = await client.get(path, params=params)
-    response.raise_for_status()
-    return int(response.json().get("total", 0))
 
 
 async def _until_ready(client: httpx.AsyncClient, path: str, timeout: float = 120) -> None:
@@ -112,7 +94,7 @@ def _public(vm: dict[str, Any]) -> bool:
 
 
 async def _allocated(admin: httpx.AsyncClient) -> int:
-    return sum(int(pool["status"].get("allocated", 0)) for pool in await _items(admin, f"{PRIVATE}/external_ip_pools"))
+    return sum(int(pool["status"].get("allocated", 0)) for pool in await list_items(admin, f"{PRIVATE}/external_ip_pools"))
 
 
 async def fleet(server: ServerProcess, url: str, vms: int, concurrency: int) -> dict[str, Any]:
@@ -132,12 +114,12 @@ async def fleet(server: ServerProcess, url: str, vms: int, concurrency: int) -> 
 
             creates = await run_async(vms, concurrency, create)
             path = f"{PUBLIC}/compute_instances"
-            while await _count(alice, path, NOT_PUBLIC):
-                if await _count(alice, path, "this.status.state == 'COMPUTE_INSTANCE_STATE_FAILED'"):
+            while await count_items(alice, path, NOT_PUBLIC):
+                if await count_items(alice, path, "this.status.state == 'COMPUTE_INSTANCE_STATE_FAILED'"):
                     raise RuntimeError("a VM FAILED")
                 await asyncio.sleep(POLL)
             all_public = time.perf_counter() - started
-            listed = await _items(alice, path)
+            listed = await list_items(alice, path)
             if len(listed) != vms or not all(map(_public, listed)):
                 raise RuntimeError("the VMs counted public are not all public when listed")
             running = [(_time(vm["status"]["state_transition_time"]) - _time(vm["metadata"]["creation_timestamp"]))
@@ -152,9 +134,9 @@ async def fleet(server: ServerProcess, url: str, vms: int, concurrency: int) -> 
                 response.raise_for_status()
 
             deletes = await run_async(vms, concurrency, delete)
-            while (await _count(alice, path)
-                   or await _count(alice, f"{PUBLIC}/external_ips", AUTO_FILTER)
-                   or await _count(alice, f"{PUBLIC}/external_ip_attachments", AUTO_FILTER)
+            while (await count_items(alice, path)
+                   or await count_items(alice, f"{PUBLIC}/external_ips", AUTO_FILTER)
+                   or await count_items(alice, f"{PUBLIC}/external_ip_attachments", AUTO_FILTER)
                    or await _allocated(admin) != baseline):
                 await asyncio.sleep(POLL)
             all_gone = time.perf_counter() - deleting

@@ -101,7 +101,6 @@ class ClockSteps:
         manager = self.controllers()
         if manager is not None:
             candidates.append(manager.next_timer_at)
-
         return min((when for when in candidates if when is not None and when > now), default=None)
 
     async def _schedulers_caught_up(self) -> None:
