@@ -6,12 +6,13 @@ One pass, level-triggered:
 
 1. Add the controller finalizer before the first provider call.
 2. Not deleting: with the tenant READY (or a host already assigned), advance the gate record
-   (``GateRunner``: gates 1–4 of compute.md §3.2). A failed gate waits for a private Signal or an
-   Update, which the service answers by resetting that gate (earlier gates are kept).
+   (``GateRunner``: gates 1–4 of compute.md §3.2); otherwise the instance follows its tenant. A
+   failed gate waits for a private Signal or an Update, which the service answers by resetting
+   that gate (earlier gates are kept).
 3. Every gate complete: re-apply changed security groups to the ports, and converge power with
    the run strategy and ``restart_trigger`` (``PowerControl``).
-4. Deleting: ``Teardown`` (auto-provisioned external access first, then power off, wipe, ports
-   back on parking, host released).
+4. Deleting: ``Teardown`` (auto-provisioned external access first, which the instance follows
+   until it is archived, then power off, wipe, ports back on parking, host released).
 5. Observe the host, derive the status and write it, with the gate record, the host and the
    lifecycle events, in one transaction under the version lock. A conflict re-derives from the
    fresh object; a gate record changed meanwhile (Signal, Update) re-runs the whole pass. The
@@ -20,6 +21,13 @@ One pass, level-triggered:
 6. Requeue at the earliest of: the gate's retry or poll, the derivation's deadline, the host's
    ``next_change_at``, and a one-minute refresh while a host is assigned. Host change notices
    (``follow_host_notices``) wake the instance that owns the host sooner.
+
+What the instance waits for from other reconcilers it follows (``dependents``, one ``Waiters``
+index): its tenant while that is not READY and no host is assigned, its auto-provisioned children
+while its teardown waits for them. Each pass says what it waits for after reading it; a pass that
+names something new looks again at once, since a change committed between the read and the
+registration was not routed to it. The periodic look while waiting (``WAIT_INTERVAL``) is only a
+safety net.
 
 All timing reads the injected clock; nothing sleeps.
 """
@@ -47,8 +55,10 @@ from osac.controllers.objects import (
     is_deleting,
     remove_finalizer,
 )
+from osac.controllers.owning_tenant import MISSING_TENANT_POLL
 from osac.controllers.provisioning import NetworkingContext
 from osac.controllers.runtime import ControllerManager, ObjectKey, Result, TransientError
+from osac.controllers.waiters import Awaited, Waiters
 from osac.controllers.workloads import (
     earliest_requeue,
     ensure_controller_finalizer,
@@ -71,8 +81,9 @@ from osac.store.objects import Tx
 
 #: A host change nobody announces (a hardware fault) shows within this while a host is assigned.
 REFRESH = timedelta(seconds=60)
-#: A tenant that is not READY yet is looked at again this often (its readiness wakes nobody here).
-TENANT_POLL = timedelta(seconds=5)
+#: How often an instance waiting for another object (its tenant, its auto-provisioned children)
+#: looks again: that object's change queues it at once (``dependents``), so this is the safety net.
+WAIT_INTERVAL = timedelta(seconds=30)
 #: Population gauges are recomputed this often by the process holding the controller lease.
 GAUGE_INTERVAL = timedelta(seconds=15)
 
@@ -117,6 +128,12 @@ class BareMetalInstanceReconciler(ObjectReconciler):
         self._memory: dict[str, InstanceMemory] = {}
         #: Host name -> the instance holding it, for change notices (filled by every pass).
         self._owners: dict[str, str] = {}
+        #: What each instance (in this process) waits for: its tenant, its children.
+        self.waiters = Waiters()
+
+    def dependents(self, kind: str, object_id: str) -> tuple[str, ...]:
+        """The instances waiting for the object that changed."""
+        return self.waiters.dependents(kind, object_id)
 
     # -- notices ----------------------------------------------------------------------------------
 
@@ -148,11 +165,13 @@ class BareMetalInstanceReconciler(ObjectReconciler):
         steps = previous.provisioning_steps
         progress = GateProgress(steps)
         hints: list[timedelta | None] = []
+        awaited: tuple[Awaited, ...] = ()
         if steps.failed is None and (inputs.tenant.ready or steps.step(INVENTORY_ASSIGNED).is_completed):
             progress = await self.gates.run(inputs, steps, memory, previous.host)
             hints.append(progress.requeue_after)
         elif steps.failed is None:
-            hints.append(TENANT_POLL)
+            awaited = inputs.owning_tenant.awaited
+            hints.append(WAIT_INTERVAL if awaited else MISSING_TENANT_POLL)
         host_name = progress.host_name or previous.host
         observation = await self._observe(inputs.id, host_name)
         reading = _reading(observation)
@@ -184,6 +203,8 @@ class BareMetalInstanceReconciler(ObjectReconciler):
             hints.append(until(observation.next_change_at, self.store.clock.now()))
         if host_name and progress.steps.failed is None:
             hints.append(REFRESH)
+        if self._follow(inputs.id, awaited):
+            return Result(requeue_after=timedelta(0))
         return Result(requeue_after=earliest_requeue(*hints))
 
     async def _apply_configuration(
@@ -221,6 +242,7 @@ class BareMetalInstanceReconciler(ObjectReconciler):
 
     async def _delete(self, inputs: InstanceInputs, memory: InstanceMemory) -> Result:
         if inputs.instance.status.state == self._state("DELETE_FAILED"):  # type: ignore[attr-defined]
+            self.waiters.forget(inputs.id)
             return Result()  # waits for Delete again or Signal
         progress = await self.teardown.run(inputs, memory)
         previous = view_from_status(inputs.instance.status)  # type: ignore[attr-defined]
@@ -237,7 +259,10 @@ class BareMetalInstanceReconciler(ObjectReconciler):
         if written is not None and written.archived:
             self._forget(inputs.id)
             return Result()
-        return Result(requeue_after=earliest_requeue(progress.requeue_after))
+        if self._follow(inputs.id, progress.awaited):
+            return Result(requeue_after=timedelta(0))
+        return Result(requeue_after=earliest_requeue(progress.requeue_after,
+                                                     WAIT_INTERVAL if progress.awaited else None))
 
     # -- status -----------------------------------------------------------------------------------
 
@@ -339,7 +364,14 @@ class BareMetalInstanceReconciler(ObjectReconciler):
         assert value is not None
         return value
 
+    def _follow(self, instance_id: str, awaited: tuple[Awaited, ...]) -> bool:
+        """Follow ``awaited`` (nothing more when empty). True when it names an object not
+        followed before: it may have changed between this pass's read and now unnoticed, so the
+        instance looks again at once."""
+        return self.waiters.wait(instance_id, awaited)
+
     def _forget(self, instance_id: str) -> None:
+        self.waiters.forget(instance_id)
         self._memory.pop(instance_id, None)
         for host in [h for h, owner in self._owners.items() if owner == instance_id]:
             del self._owners[host]

@@ -1,6 +1,6 @@
 """What one pass of the bare-metal reconciler reads from the store besides the instance: its
-tenant's readiness, the name of its host type, and each attachment as a host port with the
-address reserved for it at Create (networking.md §5.3, §7.4)."""
+tenant (``owning_tenant``), the name of its host type, and each attachment as a host port with
+the address reserved for it at Create (networking.md §5.3, §7.4)."""
 
 from __future__ import annotations
 
@@ -12,14 +12,12 @@ from google.protobuf.message import Message
 
 from osac.controllers import topology
 from osac.controllers.baremetal_memory import PortBinding
-from osac.model import registry
+from osac.controllers.owning_tenant import OwningTenant, read_owning_tenant
 from osac.services import workload_addresses
 from osac.status.baremetal import BareMetalAttachment, TenantReadiness
 from osac.store.objects import Tx
-from osac.store.tables import LIVE
 
 KIND = "bare_metal_instance"
-TENANT_READY = "READY"
 
 
 @dataclass(frozen=True)
@@ -39,7 +37,7 @@ class Port:
 @dataclass(frozen=True)
 class InstanceInputs:
     instance: Message
-    tenant: TenantReadiness
+    owning_tenant: OwningTenant
     #: The HostType's name: the inventory's key (the spec stores the HostType's id).
     host_type: str
     ports: tuple[Port, ...]
@@ -49,6 +47,10 @@ class InstanceInputs:
     @property
     def id(self) -> str:
         return str(self.instance.id)  # type: ignore[attr-defined]
+
+    @property
+    def tenant(self) -> TenantReadiness:
+        return self.owning_tenant.readiness
 
     @property
     def attachments(self) -> tuple[BareMetalAttachment, ...]:
@@ -78,21 +80,11 @@ async def read_inputs(tx: Tx, instance: Message) -> InstanceInputs:
     subnet = await topology.get(tx, "subnet", attachments[0].subnet) if attachments else None
     return InstanceInputs(
         instance=instance,
-        tenant=await tenant_readiness(tx, instance.metadata.tenant),  # type: ignore[attr-defined]
+        owning_tenant=await read_owning_tenant(tx, instance.metadata.tenant),  # type: ignore[attr-defined]
         host_type=host_type.metadata.name if host_type is not None else spec.host_type,  # type: ignore[attr-defined]
         ports=ports,
         virtual_network=subnet.spec.virtual_network if subnet is not None else "",  # type: ignore[attr-defined]
     )
-
-
-async def tenant_readiness(tx: Tx, name: str) -> TenantReadiness:
-    """The owning Tenant object's state; a tenant without one is not ready (``NOT_FOUND``)."""
-    kind = registry.get("tenant")
-    found = await tx.find(kind, LIVE[kind.name].c.name == name, limit=1)
-    if not found:
-        return TenantReadiness(name, False, "NOT_FOUND")
-    phase = topology.state_name("tenant", found[0])
-    return TenantReadiness(name, phase == TENANT_READY, phase)
 
 
 def mutable_spec_hash(instance: Message) -> str:

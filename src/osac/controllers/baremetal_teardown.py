@@ -4,6 +4,7 @@ One pass goes as far as it can, in this order, and reports what is left:
 
 1. the auto-provisioned external access (attachments, then ExternalIPs; ``auto_cleanup``): until
    they are archived nothing else starts, and once they are the auto-cleanup finalizer may go;
+   the instance follows them meanwhile (``awaited``), so each one's change (its archive) queues it;
 2. per host the instance holds: power off, then ``deprovision_host`` (disk wipe), waiting until
    the host is ``available`` and off;
 3. ``delete_network_attachment`` per attachment: the port back on parking, its DHCP reservation
@@ -37,6 +38,7 @@ from osac.controllers.baremetal_memory import InstanceMemory
 from osac.controllers.baremetal_power import BUSY_STATES
 from osac.controllers.baremetal_provisioning import FabricSource
 from osac.controllers.objects import CONTROLLER_FINALIZER
+from osac.controllers.waiters import Awaited
 from osac.providers.baremetal import BareMetalProvider, HostRecord
 from osac.providers.interfaces import ProviderError, TerminalProviderError
 from osac.services.attachments import AUTO_CLEANUP_FINALIZER
@@ -45,8 +47,6 @@ from osac.status.metal3 import read_host
 
 #: The provisioning state of a wiped host.
 AVAILABLE = "available"
-#: Auto-provisioned children are deleted by their own reconcilers; look again this often.
-CHILD_POLL = timedelta(seconds=1)
 #: Waiting for the host without a hint from the provider.
 HOST_POLL = timedelta(seconds=5)
 
@@ -61,6 +61,9 @@ class TeardownProgress:
     leftovers: tuple[str, ...] = ()
     has_given_up: bool = False
     requeue_after: timedelta | None = None
+    #: The auto-provisioned children (kind name, id) step 1 waits for: their changes queue the
+    #: instance.
+    awaited: tuple[Awaited, ...] = ()
     #: The BareMetalHost last observed, for the READY condition while deleting.
     host: dict[str, Any] | None = None
 
@@ -100,7 +103,7 @@ class Teardown:
             if cleanup.failed:
                 return TeardownProgress(leftovers=cleanup.failed, has_given_up=True)
             if not cleanup.done:
-                return TeardownProgress(leftovers=cleanup.pending, requeue_after=CHILD_POLL)
+                return TeardownProgress(leftovers=cleanup.pending, awaited=cleanup.children)
             is_auto_cleaned = True
         if CONTROLLER_FINALIZER not in finalizers:
             return TeardownProgress(is_done=True, is_auto_cleaned=True)  # nothing was ever provisioned

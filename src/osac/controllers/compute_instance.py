@@ -6,7 +6,8 @@ One pass, level-triggered:
 1. Deleting: ``ComputeTeardown.advance`` (auto-provisioned external access, then the VM, then the
    ports; ``compute_teardown``).
 2. Otherwise, unless a terminal failure is already recorded: while the tenant is not READY
-   nothing is called (``TenantNotReady``). Else the controller finalizer is added (its own write)
+   nothing is called (``TenantNotReady``) and the instance follows the tenant. Else the
+   controller finalizer is added (its own write)
    before the first provider call; then, comparing before acting:
    - the fabric port of every NIC (``create_network_attachment``, upsert; re-sent when its spec,
      e.g. the SG list, changes and once per process start);
@@ -22,8 +23,18 @@ One pass, level-triggered:
    (a conflict re-derives from a fresh read). The write that follows a confirmed teardown
    releases the attachment addresses and drops the finalizer, which archives the instance.
 4. Requeue at the earliest of the derivation's hint (restart deadline), the provider's
-   ``next_change_at``, the short polls (tenant, teardown, external address) and the resync
-   bound; provider change notices enqueue the key in between.
+   ``next_change_at``, the teardown's poll while the VM goes away and the resync bound;
+   provider change notices enqueue the key in between.
+
+While the instance waits for what another reconciler produces, it follows it (``dependents``,
+through one ``Waiters`` index): its tenant while that is not READY, the external IP attachments
+targeting it that are not READY yet once it has an address (the attachment's READY gives it its
+external address), and its auto-provisioned children while its teardown waits for them to go.
+Each pass says what it waits for after reading it; a pass that names something new looks again
+at once, since a change committed between the read and the registration was not routed to it
+(except for an attachment while no address was stored: it turns READY only after reading the
+address the pass then writes). The periodic look while waiting (``WAIT_INTERVAL``) is only a
+safety net.
 """
 
 from __future__ import annotations
@@ -45,8 +56,10 @@ from osac.controllers.objects import (
     is_deleting,
     remove_finalizer,
 )
+from osac.controllers.owning_tenant import MISSING_TENANT_POLL, OwningTenant, read_owning_tenant
 from osac.controllers.provisioning import NetworkingContext
 from osac.controllers.runtime import ObjectKey, OwnWrites, Result, TransientError
+from osac.controllers.waiters import Awaited, Waiters
 from osac.controllers.workloads import (
     ChangeLag,
     ProviderRetries,
@@ -74,13 +87,13 @@ log = logging.getLogger(__name__)
 KIND = compute_spec.KIND
 #: A missed change notice costs at most this much staleness.
 RESYNC = timedelta(seconds=30)
-#: Waiting for a tenant that is PENDING, or in any other state that is not READY.
-TENANT_POLL = timedelta(seconds=1)
-TENANT_FAILED_POLL = timedelta(seconds=5)
-#: While teardown waits for something that goes away by itself (children, the VM).
+#: How often an instance waiting for another object (its tenant, an external IP attachment, its
+#: auto-provisioned children) looks again: that object's change queues it at once
+#: (``dependents``), so this is the safety net.
+WAIT_INTERVAL = timedelta(seconds=30)
+#: While teardown waits for the VM to go away (the provider's notices and ``next_change_at``
+#: usually come first).
 TEARDOWN_POLL = timedelta(seconds=1)
-#: While an attachment targeting the instance is about to become READY.
-EXTERNAL_ADDRESS_POLL = timedelta(seconds=1)
 
 
 @dataclass
@@ -106,7 +119,8 @@ class PassOutcome:
     failure: derivation.ProviderFailure | None = None
     restart_started_at: datetime | None = None
     restart_error: str = ""
-    tenant_poll: timedelta | None = None
+    #: The tenant as the pass saw it when it held back for it (None: it did not).
+    tenant: OwningTenant | None = None
     teardown: TeardownStep | None = None
     retry: TransientError | None = None
     has_acted: bool = False
@@ -115,12 +129,14 @@ class PassOutcome:
 @dataclass(frozen=True)
 class WriteResult:
     """The result of the status write: the object as written (None once gone), the hints for the
-    next pass, and what the metrics observe once the write committed (``replaced`` is the stored
-    object the write changed, None when nothing changed)."""
+    next pass (``is_following``: it follows another object; ``looks_again``: it follows one it did
+    not follow before), and what the metrics observe once the write committed (``replaced`` is
+    the stored object the write changed, None when nothing changed)."""
 
     instance: Message | None
     requeue_after: timedelta | None = None
-    is_settling: bool = False
+    is_following: bool = False
+    looks_again: bool = False
     replaced: Message | None = None
     is_first_running: bool = False
     at: datetime | None = None
@@ -136,7 +152,8 @@ class _Derived:
     events: tuple[LifecycleEventView, ...] = ()
     releases_addresses: bool = False
     requeue_after: timedelta | None = None
-    is_settling: bool = False
+    is_following: bool = False
+    looks_again: bool = False
     is_first_running: bool = False
     at: datetime | None = None
 
@@ -146,7 +163,8 @@ def _unchanged(derived: _Derived) -> WriteResult | None:
     if derived.stored is None:
         return WriteResult(None)
     if derived.updated == derived.stored and not derived.events and not derived.releases_addresses:
-        return WriteResult(derived.stored, derived.requeue_after, derived.is_settling, at=derived.at)
+        return WriteResult(derived.stored, derived.requeue_after, derived.is_following, derived.looks_again,
+                           at=derived.at)
     return None
 
 
@@ -165,6 +183,12 @@ class ComputeInstanceReconciler(ObjectReconciler):
         self.changes = ChangeLag(KIND)
         #: Every pass sets its own next run: its own status write queues nothing.
         self.own_writes = OwnWrites()
+        #: What each instance (in this process) waits for: tenant, attachments, children.
+        self.waiters = Waiters()
+
+    def dependents(self, kind: str, object_id: str) -> tuple[str, ...]:
+        """The instances waiting for the object that changed."""
+        return self.waiters.dependents(kind, object_id)
 
     # -- the pass ---------------------------------------------------------------------------------
 
@@ -184,7 +208,10 @@ class ComputeInstanceReconciler(ObjectReconciler):
         stored = await self._write(key.id, outcome)
         if outcome.retry is not None:
             raise outcome.retry
-        if stored.instance is None or (outcome.teardown is not None and outcome.teardown.has_given_up):
+        if stored.instance is None:
+            self.waiters.forget(key.id)
+            return Result()
+        if outcome.teardown is not None and outcome.teardown.has_given_up:
             return Result()
         return Result(requeue_after=self._requeue(stored, outcome))
 
@@ -193,15 +220,15 @@ class ComputeInstanceReconciler(ObjectReconciler):
     async def _provision(self, instance: Message) -> PassOutcome | None:
         instance_id: str = instance.id  # type: ignore[attr-defined]
         async with self.store.read() as tx:
-            tenant = await compute_inputs.tenant_readiness(tx, instance.metadata.tenant)  # type: ignore[attr-defined]
+            tenant = await read_owning_tenant(tx, instance.metadata.tenant)  # type: ignore[attr-defined]
         previous = view_from_status(instance.status)  # type: ignore[attr-defined]
         has_finalizer = CONTROLLER_FINALIZER in instance.metadata.finalizers  # type: ignore[attr-defined]
-        if derivation.recorded_failure_message(previous) is not None or not tenant.ready:
+        if derivation.recorded_failure_message(previous) is not None or not tenant.readiness.ready:
             # Latched failure, or a tenant not READY: nothing new is asked of the provider; what
             # exists already is still observed.
             outcome = PassOutcome(observation=await self._observe(instance_id) if has_finalizer else None)
-            if not tenant.ready:
-                outcome.tenant_poll = TENANT_POLL if tenant.phase == "PENDING" else TENANT_FAILED_POLL
+            if not tenant.readiness.ready:
+                outcome.tenant = tenant
             return outcome
         held = instance
         if CONTROLLER_FINALIZER not in instance.metadata.finalizers:  # type: ignore[attr-defined]
@@ -309,11 +336,12 @@ class ComputeInstanceReconciler(ObjectReconciler):
         now = tx.clock.now()
         previous = view_from_status(stored.status)  # type: ignore[attr-defined]
         desired = await compute_spec.desired_machine(tx, stored)
-        external = await compute_inputs.external_address(tx, instance_id, previous.internal_ip_address)
+        external = await compute_inputs.external_address(tx, instance_id)
+        tenant = await read_owning_tenant(tx, stored.metadata.tenant)  # type: ignore[attr-defined]
         observation = outcome.observation
         step = outcome.teardown or TeardownStep()
         context = derivation.ComputeContext(
-            tenant=await compute_inputs.tenant_readiness(tx, stored.metadata.tenant),  # type: ignore[attr-defined]
+            tenant=tenant.readiness,
             readable=outcome.readable and (observation is None or observation.readable),
             deletion_requested=is_deleting(stored),
             spec_hash=desired.spec_hash,
@@ -351,15 +379,17 @@ class ComputeInstanceReconciler(ObjectReconciler):
         is_first_running = (
             result.status.state == RUNNING and previous.state != RUNNING and not await _has_been_ready(tx, instance_id)
         )
+        awaited = _awaited(stored, outcome, tenant, external, _dnat_target(result.status))
+        looks_again = self._follow(instance_id, awaited, has_stored_target=bool(_dnat_target(previous)))
         return _Derived(stored, updated, tuple(result.events), step.is_complete, result.requeue_after,
-                        external.is_settling, is_first_running, now)
+                        bool(awaited), looks_again, is_first_running, now)
 
     async def _store(self, tx: Tx, instance_id: str, derived: _Derived) -> WriteResult:
         assert derived.stored is not None and derived.updated is not None
         if derived.releases_addresses:
             await workload_addresses.release_attachment_addresses(tx, KIND, instance_id)
         written = await record_status(self, tx, derived.updated, derived.stored, derived.events)
-        return WriteResult(written, derived.requeue_after, derived.is_settling,
+        return WriteResult(written, derived.requeue_after, derived.is_following, derived.looks_again,
                            replaced=derived.stored if written is not derived.stored else None,
                            is_first_running=derived.is_first_running, at=derived.at)
 
@@ -372,27 +402,61 @@ class ComputeInstanceReconciler(ObjectReconciler):
             CLEANUP_FAILURES.labels(KIND).inc()
 
     def _requeue(self, stored: WriteResult, outcome: PassOutcome) -> timedelta | None:
+        if stored.looks_again:
+            return timedelta(0)  # what it follows now may have changed before it followed it
         observation = outcome.observation
+        tenant = outcome.tenant
         return earliest_requeue(
             RESYNC,
             stored.requeue_after,
             until(observation.next_change_at, self.store.clock.now()) if observation is not None else None,
-            outcome.tenant_poll,
+            MISSING_TENANT_POLL if tenant is not None and not tenant.id else None,
             TEARDOWN_POLL if outcome.teardown is not None and outcome.teardown.is_waiting else None,
-            EXTERNAL_ADDRESS_POLL if stored.is_settling else None,
+            WAIT_INTERVAL if stored.is_following else None,
         )
 
     # -- helpers --------------------------------------------------------------------------------
+
+    def _follow(self, instance_id: str, awaited: tuple[Awaited, ...], has_stored_target: bool) -> bool:
+        """Follow ``awaited`` (nothing more when empty); returns whether the instance must look
+        again at once: an object it did not follow before may have changed between this pass's
+        read and now, unrouted to it. Not so for an attachment while the stored status has no
+        address yet: it turns READY only after reading the address this pass is about to write."""
+        followed = set(self.waiters.awaited_by(instance_id))
+        self.waiters.wait(instance_id, awaited)
+        return any(key not in followed and (has_stored_target or key[0] != "external_ip_attachment")
+                   for key in awaited)
 
     def _forget_ports(self, instance_id: str) -> None:
         for key in [k for k in self._ports if k[0] == instance_id]:
             del self._ports[key]
 
     def _forget(self, instance_id: str) -> None:
+        self.waiters.forget(instance_id)
         self.retries.succeeded(instance_id)
         self.changes.forget(instance_id)
         self._forget_ports(instance_id)
         self.teardown.forget(instance_id)
+
+
+def _dnat_target(status: derivation.ComputeInstanceStatusView) -> str:
+    """The address an attachment DNATs to (``external_ip_attachment.target_address``): the
+    primary interface's, else the internal address; empty while the VM reports none."""
+    entries = status.compute_network_attachment_statuses
+    primary = next((e for e in entries if e.primary), entries[0] if entries else None)
+    return (primary.ip_address if primary is not None else "") or status.internal_ip_address
+
+
+def _awaited(stored: Message, outcome: PassOutcome, tenant: OwningTenant, external: compute_inputs.ExternalAddress,
+             address: str) -> tuple[Awaited, ...]:
+    """What the instance waits for after this pass: the tenant while either of the pass's reads
+    found it not READY, the pending attachments once the instance has an ``address`` to be
+    DNAT'ed to, the children its teardown waits for."""
+    if is_deleting(stored):
+        return outcome.teardown.awaited if outcome.teardown is not None else ()
+    held_back = outcome.tenant.awaited if outcome.tenant is not None else ()
+    attachments = tuple(("external_ip_attachment", a) for a in external.pending) if address else ()
+    return (*held_back, *tenant.awaited, *attachments)
 
 
 def restart_requested_at(instance: Message) -> datetime | None:

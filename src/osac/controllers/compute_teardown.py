@@ -3,7 +3,8 @@
 Steps, in order; each pass does what it can and reports what is left:
 
 1. the auto-provisioned external access (``auto_cleanup``): attachments, then ExternalIPs, each
-   archived by its own reconciler;
+   archived by its own reconciler; the instance follows them (``awaited``), so each one's change
+   (its archive) queues it;
 2. ``delete_virtual_machine``, repeated until VM, VMI and DataVolumes are all gone;
 3. ``delete_network_attachment`` for the port of every NIC.
 
@@ -31,6 +32,7 @@ from osac.controllers.auto_cleanup import clean_auto_provisioned
 from osac.controllers.objects import CONTROLLER_FINALIZER
 from osac.controllers.provisioning import NetworkingContext
 from osac.controllers.runtime import TransientError
+from osac.controllers.waiters import Awaited
 from osac.providers.compute import ComputeProvider, VirtualMachineObservation
 from osac.providers.interfaces import ProviderError, TerminalProviderError
 from osac.services.catalog import Services
@@ -46,7 +48,9 @@ class TeardownStep:
 
     ``observation`` is the VM as seen after this pass's calls (None when none was made).
     ``leftovers`` names what is still there: for the ``DeleteFailed`` event once ``has_given_up``.
-    ``is_waiting``: something is going away by itself; the reconciler looks again soon.
+    ``awaited``: the auto-provisioned children (kind name, id) still there, whose changes queue
+    the instance.
+    ``is_waiting``: the VM is going away by itself; the reconciler looks again soon.
     ``retry``: a provider error within the budget; raised after the status write."""
 
     observation: VirtualMachineObservation | None = None
@@ -54,6 +58,7 @@ class TeardownStep:
     is_complete: bool = False
     has_given_up: bool = False
     is_waiting: bool = False
+    awaited: tuple[Awaited, ...] = ()
     leftovers: tuple[str, ...] = ()
     retry: TransientError | None = None
 
@@ -86,7 +91,7 @@ class ComputeTeardown:
         if cleanup.failed:
             return self._give_up(instance_id, cleanup.failed)
         if not cleanup.done:
-            return TeardownStep(is_waiting=True, leftovers=cleanup.pending)
+            return TeardownStep(awaited=cleanup.children, leftovers=cleanup.pending)
         if CONTROLLER_FINALIZER not in instance.metadata.finalizers:  # type: ignore[attr-defined]
             return TeardownStep(is_auto_cleaned=True, is_complete=True)  # nothing was ever provisioned
         machine = f"VirtualMachine '{instance_id}'"
