@@ -74,3 +74,42 @@ async def test_reads_through_the_store_see_every_write(db_url: str) -> None:
         assert found.spec.ipv4_cidr == "10.1.0.0/16" and found.metadata.version == second.metadata.version
     finally:
         await store.engines.dispose()
+
+
+async def test_a_committed_write_is_kept_and_a_rolled_back_one_is_not(db_url: str) -> None:
+    store = Store(create_engines(db_url), FakeClock(datetime(2026, 1, 1, tzinfo=UTC)))
+    try:
+        created = VN.private_class()(id="vn-1")
+        created.metadata.name = "app"
+        created.metadata.tenant = "acme"
+        created.metadata.version = 1
+        created.metadata.creation_timestamp.FromDatetime(datetime(2026, 1, 1, tzinfo=UTC))
+        async with store.write() as tx:
+            await tx.insert(VN, created)
+        created.metadata.name = "changed by the writer after its write"
+        async with store.read() as tx:
+            first = await tx.get(VN, "vn-1")
+        # the read of the version this process wrote is not parsed, and is what was stored
+        assert first is not None and first.metadata.name == "app"
+        assert (store.decoded.hits, store.decoded.misses) == (1, 0)
+        # a replace that rolls back leaves nothing behind under its version
+        first.spec.ipv4_cidr = "10.9.0.0/16"
+        with pytest.raises(RuntimeError, match="abandoned"):
+            async with store.write() as tx:
+                await tx.replace(VN, first, 1)
+                raise RuntimeError("abandoned")
+        # another process writes that version with other content: this one reads that content
+        other = Store(create_engines(db_url), FakeClock(datetime(2026, 1, 1, tzinfo=UTC)))
+        second = VN.private_class()()
+        second.CopyFrom(first)
+        second.spec.ipv4_cidr = "10.1.0.0/16"
+        try:
+            async with other.write() as tx:
+                await tx.replace(VN, second, 1)
+        finally:
+            await other.engines.dispose()
+        async with store.read() as tx:
+            found = await tx.get(VN, "vn-1")
+        assert found is not None and found.metadata.version == 2 and found.spec.ipv4_cidr == "10.1.0.0/16"
+    finally:
+        await store.engines.dispose()

@@ -16,7 +16,6 @@ from osac.services import access
 from osac.services.context import Caller
 from osac.services.errors import InvalidArgument, OutOfRange, ResourceExhausted
 from osac.store import outbox, schema
-from osac.store.codec import from_storage
 from osac.store.errors import RevisionExpired
 from osac.store.objects import EVENT_SIGNALED, Store
 from osac.store.recent import RecentEvents
@@ -161,11 +160,10 @@ class EventsService:
             elif cursor >= live_from and newest - cursor > self.options.buffer:
                 raise ResourceExhausted(f"watch consumer is too slow; resume from revision {cursor}")
 
-    @staticmethod
-    def _event(event_class: type[Message], stored: outbox.StoredEvent, private: bool) -> Message:
+    def _event(self, event_class: type[Message], stored: outbox.StoredEvent, private: bool) -> Message:
         kind = registry.get(stored.kind)
         # Watch payloads show what Get shows: write-only fields (a cluster's pull secret) masked.
-        obj = kind.mask_write_only(from_storage(stored.data, kind.private_class()))
+        obj = kind.mask_write_only(self.store.decoded.parse(stored.data, kind.private_class()))
         if not private:
             obj = convert(obj, kind.public_class())
         event = event_class(id=str(stored.revision), type=stored.type, revision=stored.revision)

@@ -81,6 +81,14 @@ class Tx:
     def _parse(self, data: dict[str, Any], cls: type[Message]) -> Message:
         return from_storage(data, cls) if self._decoded is None else self._decoded.parse(data, cls)
 
+    def _remember(self, message: Message) -> None:
+        """Keep the written ``message`` as the parse of its version once this transaction commits."""
+        decoded = self._decoded
+        if decoded is not None:
+            kept = type(message)()
+            kept.CopyFrom(message)  # the caller may change its message after the write
+            self.after_commit(lambda: decoded.remember(kept))
+
     # -- reads ---------------------------------------------------------------------------------
 
     async def get(self, kind: Kind, object_id: str, tenants: Tenants = None) -> Message | None:
@@ -164,6 +172,7 @@ class Tx:
                 f"'{message.metadata.tenant}'"  # type: ignore[attr-defined]
             ) from error
         revision = await self.emit(EVENT_CREATED, kind, data)
+        self._remember(message)
         return Written(message, revision)
 
     async def replace(self, kind: Kind, message: Message, based_on_version: int) -> Written:
@@ -187,6 +196,7 @@ class Tx:
         if result.rowcount != 1:
             await self._conflict(kind, message, based_on_version)
         revision = await self.emit(EVENT_UPDATED, kind, data)
+        self._remember(message)
         return Written(message, revision)
 
     async def hold(self, kind: Kind, message: Message) -> None:
