@@ -511,8 +511,10 @@ async def inject(server: ServerProcess, fleet: Fleet, rate: float, duration: flo
 # -- the benchmark ---------------------------------------------------------------------------------
 
 
-async def one_database(db: str, clusters: int, per_tenant: int, rate: float, duration: float, concurrency: int,
-                       settle: float, ready_timeout: float, seed: int) -> dict[str, Any]:
+async def one_database(db: str, clusters: int, per_tenant: int, rates: Sequence[float], duration: float,
+                       concurrency: int, settle: float, ready_timeout: float, seed: int) -> list[dict[str, Any]]:
+    """One fleet on a fresh server, then one change phase per rate (in the order given) on it;
+    one row per phase."""
     with workdir() as directory, scratch_database(db, directory) as url, \
             ServerProcess(url, directory / "data", controllers=True, bootstrap=None,
                           simulator_speed="instant") as server:
@@ -522,15 +524,19 @@ async def one_database(db: str, clusters: int, per_tenant: int, rate: float, dur
         async with watching(server, tenants, fleet):
             setup = await create_clusters(server, fleet, tenants, clusters, per_tenant, concurrency, ready_timeout)
             print(f"# {db}: {json.dumps(setup)}", file=sys.stderr, flush=True)  # progress
-            fleet.idle = sorted(fleet.ready_at)
-            changes = await inject(server, fleet, rate, duration, settle, seed)
-        return {"db": db, **setup, "rate": rate, "duration_s": duration, **changes}
+            rows = []
+            for rate in rates:
+                fleet.idle = sorted(set(fleet.ready_at) - set(fleet.in_flight))
+                changes = await inject(server, fleet, rate, duration, settle, seed)
+                rows.append({"db": db, **setup, "rate": rate, "duration_s": duration, **changes})
+                print(f"# {json.dumps(rows[-1])}", file=sys.stderr, flush=True)  # progress
+        return rows
 
 
 async def benchmark(
     databases: Sequence[str] = DATABASES,
     clusters: int = 1000,
-    rate: float = 50.0,
+    rates: Sequence[float] = (50.0,),
     duration: float = 600.0,
     clusters_per_tenant: int = 250,
     concurrency: int = 8,
@@ -538,13 +544,11 @@ async def benchmark(
     ready_timeout: float = 3600.0,
     seed: int = 17,
 ) -> list[dict[str, Any]]:
-    """One run per database, each on a fresh server; one row each."""
+    """One fleet per database, each on a fresh server; one row per database and rate."""
     rows = []
     for db in databases:
-        row = await one_database(db, clusters, clusters_per_tenant, rate, duration, concurrency, settle,
-                                 ready_timeout, seed)
-        print(f"# {json.dumps(row)}", file=sys.stderr, flush=True)  # progress
-        rows.append(row)
+        rows.extend(await one_database(db, clusters, clusters_per_tenant, rates, duration, concurrency, settle,
+                                       ready_timeout, seed))
     return rows
 
 
@@ -553,7 +557,7 @@ SETUP_COLUMNS = ("db", "clusters", "tenants", "creates_per_s", "create_s", "setu
 CHANGE_COLUMNS = ("db", "rate", "duration_s", "changes", "skipped", "change_rate", "late_max_ms", "delivered",
                   "failed_calls", "e2e_p50_ms", "e2e_p99_ms", "e2e_max_ms", "from_ack_p50_ms", "from_ack_p99_ms",
                   "call_p99_ms")
-HISTOGRAM_COLUMNS = ("db", "hist_count", "hist_mean_ms", "hist_p50_ms", "hist_p99_ms", "hist_max_le_ms",
+HISTOGRAM_COLUMNS = ("db", "rate", "hist_count", "hist_mean_ms", "hist_p50_ms", "hist_p99_ms", "hist_max_le_ms",
                      "server_cpu", "client_cpu", "pg_cpu", "other_cpu", "errors")
 
 
@@ -562,7 +566,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--db", nargs="+", choices=DATABASES, default=list(DATABASES))
     parser.add_argument("--clusters", type=int, default=1000, help="READY clusters (default 1000)")
-    parser.add_argument("--rate", type=float, default=50.0, help="changes per second (default 50)")
+    parser.add_argument("--rate", type=float, nargs="+", default=[50.0],
+                        help="changes per second (default 50); several: one phase per rate on the same fleet")
     parser.add_argument("--duration", type=float, default=600.0, help="seconds of changes (default 600)")
     parser.add_argument("--clusters-per-tenant", type=int, default=250,
                         help=f"clusters in each tenant (default 250, at most {MAX_CLUSTERS_PER_TENANT})")
@@ -574,7 +579,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=17, help="seed of the choice of clusters (default 17)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
     args = parser.parse_args(argv)
-    if args.clusters < 1 or args.rate <= 0 or args.duration <= 0:
+    if args.clusters < 1 or min(args.rate) <= 0 or args.duration <= 0:
         parser.error("--clusters, --rate and --duration must be positive")
     if not 1 <= args.clusters_per_tenant <= MAX_CLUSTERS_PER_TENANT:
         parser.error(f"--clusters-per-tenant must be 1-{MAX_CLUSTERS_PER_TENANT} (two VIPs each from a /22 block)")
@@ -585,9 +590,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.json:
         emit_json("cluster_freshness", {k: v for k, v in vars(args).items() if k != "json"}, rows)
         return
-    print_table(f"Setup: {args.clusters} clusters from {TEMPLATE} to READY (simulator at instant speed)", rows,
-                SETUP_COLUMNS)
-    print_table(f"Freshness end to end: {args.rate:g} {FAULT} set/clear per s for {args.duration:g} s "
+    first_per_db = list({row["db"]: row for row in reversed(rows)}.values())[::-1]
+    print_table(f"Setup: {args.clusters} clusters from {TEMPLATE} to READY (simulator at instant speed)",
+                first_per_db, SETUP_COLUMNS)
+    rates = ", ".join(f"{rate:g}" for rate in args.rate)
+    print_table(f"Freshness end to end: {rates} {FAULT} set/clear per s for {args.duration:g} s each "
                 "(fault call sent -> cluster update on Watch; from_ack: from the call's answer)", rows, CHANGE_COLUMNS)
     print_table(f"{METRIC}{{object_type=\"cluster\"}} over the phase (p50/p99 interpolated in buckets) and CPU (cores)",
                 rows, HISTOGRAM_COLUMNS)

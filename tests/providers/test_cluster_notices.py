@@ -112,3 +112,50 @@ async def test_on_the_system_clock_a_stored_plan_wakes_the_scheduler(engines: En
     await collector.stop()
     assert notice.key == "c1" and notice.changed_at > applied_at
     assert elapsed < 0.9  # well before its idle poll would have found it
+
+
+async def test_changes_are_read_from_the_clusters_saved_since_a_moment(engines: Engines, clock: FakeClock) -> None:
+    provider = make_runtime(engines, clock, speed=1, jitter=0).clusters
+    store = provider.store
+    await provider.apply_hosted_cluster("old", cluster_spec("c-old"))
+    clock.advance(timedelta(minutes=2))
+    await provider.process_due()  # old: created (its next step is due at 3m05s)
+    seen = await store.versions()
+    clock.advance(timedelta(seconds=1))
+    moment = clock.now()
+    await provider.apply_hosted_cluster("new", cluster_spec("c-new"))
+    clock.advance(timedelta(seconds=10))
+    await provider.process_due()  # new: created
+    # only the cluster saved since the moment is read; the others keep their remembered versions
+    assert set(await store.versions(changed_since=moment)) == {"new"}
+    happened, latest = await store.happened_since(seen, changed_since=moment)
+    assert {cluster_id for cluster_id, _, _ in happened} == {"new"}
+    assert latest == {**seen, "new": (await store.versions())["new"]}
+    # without a moment every cluster is read
+    _, everything = await store.happened_since(seen)
+    assert set(everything) == {"old", "new"}
+
+
+async def test_a_subscription_reports_what_changed_in_time_even_among_idle_clusters(
+    engines: Engines, clock: FakeClock
+) -> None:
+    # A change after hours of running (partial reads in between, full ones every FULL_RESCAN)
+    # is reported once, with its time.
+    provider = make_runtime(engines, clock, speed=1, jitter=0).clusters
+    for index in range(5):
+        await provider.apply_hosted_cluster(f"idle{index}", cluster_spec(f"c-idle{index}"))
+    collector = Collector(provider)
+    await collector.caught_up()
+    for _ in range(14):
+        clock.advance(timedelta(minutes=13))
+        await asyncio.sleep(0.05)
+    created_at = clock.now()
+    await provider.apply_hosted_cluster("late", cluster_spec("c-late"))
+    clock.advance(timedelta(seconds=10))
+    async with asyncio.timeout(10):
+        while not [n for n in collector.notices if n.key == "late"]:
+            await asyncio.sleep(0.005)
+    await asyncio.sleep(0.1)
+    await collector.stop()
+    assert [n for n in collector.notices if n.key == "late"] == [
+        ChangeNotice("cluster", "late", created_at + timedelta(seconds=5))]

@@ -14,9 +14,11 @@ One pass, level-triggered:
    then ask the provider to delete the HostedCluster; what is still open is ``cleanup_pending``.
 4. Observe; attach every reported node's port to the cluster subnet (a node cannot join before its
    port is active) or, while deleting, return the ports of nodes that are gone.
-5. Derive and write status + lifecycle events in one transaction under the version lock (a
-   conflict re-runs the pass: concurrent spec edits are never lost, events never duplicated). The
-   final write of a torn-down cluster drops the finalizer, which archives it.
+5. Derive from what the pass read at its start (one read transaction: the cluster, its
+   addresses, its host types) and, only when something changed, write status + lifecycle events
+   in one transaction under the version lock (a conflict reads again and derives again:
+   concurrent spec edits are never lost, events never duplicated). The final write of a
+   torn-down cluster drops the finalizer, which archives it.
 6. Requeue at the earliest of the derivation's ``requeue_after`` (stall timers), the provider's
    ``next_change_at`` and the resync bound. The change of the pass's own status write does not
    queue the cluster again (``own_writes``).
@@ -25,7 +27,7 @@ One pass, level-triggered:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from google.protobuf.message import Message
@@ -48,11 +50,11 @@ from osac.controllers.waiters import Waiters
 from osac.controllers.workloads import (
     ChangeLag,
     ProviderRetries,
+    derive_then_write,
     earliest_requeue,
     ensure_controller_finalizer,
     record_status,
     until,
-    write_retrying,
 )
 from osac.providers.baremetal import BareMetalProvider
 from osac.providers.clusters import (
@@ -74,6 +76,7 @@ from osac.services.catalog import Services
 from osac.services.cluster_failures import recorded_failure
 from osac.services.workload_interfaces import is_bare_metal
 from osac.status import clusters as derivation
+from osac.status.common import LifecycleEventView
 from osac.store import lifecycle, schema
 from osac.store.objects import Tx
 
@@ -112,6 +115,42 @@ class _Applied:
     at: datetime
 
 
+@dataclass(frozen=True)
+class _Snapshot:
+    """What one pass reads of the store, in one transaction: the cluster, the addresses it holds,
+    the stall thresholds of its node sets' host types and what its bare-metal node sets ask of
+    the inventory (none while it is deleted)."""
+
+    cluster: Message
+    held: cluster_addresses.HeldAddresses
+    thresholds: derivation.StallThresholds
+    bare_metal: dict[str, NodeSetHosts]
+
+
+@dataclass(frozen=True)
+class _Derived:
+    """What a derivation decided: the cluster as it should be written over ``stored``, its
+    lifecycle events, the requeue hint, and the running nodes after which surplus node addresses
+    are released in the same write (None: nothing to release)."""
+
+    stored: Message
+    desired: Message
+    events: tuple[LifecycleEventView, ...]
+    requeue_after: timedelta | None
+    releases_nodes: frozenset[tuple[str, int]] | None
+    held: cluster_addresses.HeldAddresses
+    now: datetime
+
+
+def _unchanged(derived: _Derived | None) -> tuple[Message | None, timedelta | None, bool] | None:
+    """The pass's result when the derivation writes nothing (no write transaction is opened)."""
+    if derived is None:
+        return None, None, False
+    if derived.desired == derived.stored and not derived.events and derived.releases_nodes is None:
+        return derived.stored, derived.requeue_after, False
+    return None
+
+
 class ClusterReconciler(ObjectReconciler):
     kind = "cluster"
 
@@ -143,14 +182,16 @@ class ClusterReconciler(ObjectReconciler):
 
     async def reconcile(self, key: ObjectKey) -> Result:
         async with self.store.read() as tx:
-            cluster = await self.load(tx, key.id)
-        if cluster is None:
+            snapshot = await self._read(tx, key.id)
+        if snapshot is None:
             self._forget(key.id)
             return Result()
+        cluster = snapshot.cluster
         if CONTROLLER_FINALIZER not in cluster.metadata.finalizers and not is_deleting(cluster):  # type: ignore[attr-defined]
             cluster = await ensure_controller_finalizer(self, key.id)
             if cluster is None:
                 return Result()
+            snapshot = replace(snapshot, cluster=cluster)
         now = self.store.clock.now()
         failure = self._failure_of(cluster)
         cleanup_pending: tuple[str, ...] = ()
@@ -160,7 +201,7 @@ class ClusterReconciler(ObjectReconciler):
             if is_deleting(cluster):
                 cleanup_pending, failure, auto_cleaned = await self._teardown(cluster, failure, now)
             elif failure is None and cluster.status.state != self._state("FAILED"):  # type: ignore[attr-defined]
-                await self._apply(cluster)
+                await self._apply(snapshot)
         except HostShortage as shortage:
             retry = self.host_retries.failed(cluster.id, shortage.message)  # type: ignore[attr-defined]
             await self._host_event(cluster, lifecycle.WARNING, "AgentSelectionFailed", shortage.message)
@@ -174,7 +215,7 @@ class ClusterReconciler(ObjectReconciler):
             cluster_metrics.OBSERVATION_ERRORS.labels("cluster", "cluster").inc()
         self._check_applied(cluster, observation)
         try:
-            pending_ports = await self._converge_ports(cluster, observation)
+            pending_ports = await self._converge_ports(snapshot, observation)
             await self._release_hosts(cluster, observation)
         except ProviderError as error:
             retry = retry or self.retries.failed(cluster.id, error.message)  # type: ignore[attr-defined]
@@ -182,7 +223,7 @@ class ClusterReconciler(ObjectReconciler):
             pending_ports = (f"node ports and hosts: {error.message}",) if is_deleting(cluster) else ()
         if is_deleting(cluster):
             cleanup_pending = cleanup_pending + pending_ports
-        written, requeue_after = await self._write(cluster, observation, failure, cleanup_pending, auto_cleaned)
+        written, requeue_after = await self._write(snapshot, observation, failure, cleanup_pending, auto_cleaned)
         next_change = until(observation.next_change_at, self.store.clock.now())
         if retry is not None:  # the retry comes no later than a stall timer or a provider change
             raise TransientError(str(retry), delay=earliest_requeue(retry.delay, requeue_after, next_change))
@@ -194,21 +235,19 @@ class ClusterReconciler(ObjectReconciler):
 
     # -- provisioning ---------------------------------------------------------------------------
 
-    async def _apply(self, cluster: Message) -> None:
+    async def _apply(self, snapshot: _Snapshot) -> None:
         """Apply the HostedCluster and one NodePool per node set, and delete the NodePools of
         removed node sets. The calls are repeated when what they would send changed, when the
         last observation missed something they create, and at least every ``REAPPLY``: a burst of
         changes to a settled cluster costs observations, not re-applies."""
+        cluster = snapshot.cluster
         spec = cluster.spec  # type: ignore[attr-defined]
         cluster_id: str = cluster.id  # type: ignore[attr-defined]
-        async with self.store.read() as tx:
-            held = await cluster_addresses.held_by(tx, cluster_id)
-            vips = held.vips
-            if vips is None:
-                raise TerminalProviderError("VIPsMissing", "the cluster's API and ingress VIPs are not reserved")
-            nodes = {key: held.nodes(key) for key in spec.node_sets}
-            bare_metal = await self._bare_metal_node_sets(tx, spec)
-        hosts = await self._select_hosts(cluster, bare_metal)
+        vips = snapshot.held.vips
+        if vips is None:
+            raise TerminalProviderError("VIPsMissing", "the cluster's API and ingress VIPs are not reserved")
+        nodes = {key: snapshot.held.nodes(key) for key in spec.node_sets}
+        hosts = await self._select_hosts(cluster, snapshot.bare_metal)
         hosted = HostedClusterSpec(
             name=hosted_cluster_name(cluster_id),
             release_image=spec.release_image,
@@ -335,11 +374,12 @@ class ClusterReconciler(ObjectReconciler):
 
     # -- node ports -----------------------------------------------------------------------------
 
-    async def _converge_ports(self, cluster: Message, observation: ClusterObservation) -> tuple[str, ...]:
+    async def _converge_ports(self, snapshot: _Snapshot, observation: ClusterObservation) -> tuple[str, ...]:
         """Attach the port of every reported node to the cluster subnet; while deleting, return
         the ports of nodes that are gone to parking. Returns the ports still to be returned."""
         if not observation.readable:
             return ()
+        cluster = snapshot.cluster
         cluster_id: str = cluster.id  # type: ignore[attr-defined]
         spec = cluster.spec  # type: ignore[attr-defined]
         subnet_id = spec.network_attachment.subnet
@@ -354,8 +394,7 @@ class ClusterReconciler(ObjectReconciler):
         async with self.store.read() as tx:
             subnet = await topology.get(tx, "subnet", subnet_id)
             fabric = await topology.fabric_for_vn(tx, self.context.networking.managers, subnet.spec.virtual_network if subnet is not None else "")  # type: ignore[attr-defined]
-            held = await cluster_addresses.held_by(tx, cluster_id)
-            addresses = {key: held.nodes(key) for key in spec.node_sets}
+            addresses = {key: snapshot.held.nodes(key) for key in spec.node_sets}
             for port, node in nodes.items():
                 address = addresses.get(node.node_set_key, {}).get(node.ordinal)
                 if address is None or is_deleting(cluster) or attached.get(port) == address:
@@ -382,53 +421,52 @@ class ClusterReconciler(ObjectReconciler):
 
     async def _write(
         self,
-        cluster: Message,
+        snapshot: _Snapshot,
         observation: ClusterObservation,
         failure: derivation.TerminalFailure | None,
         cleanup_pending: tuple[str, ...],
         auto_cleaned: bool,
     ) -> tuple[Message | None, timedelta | None]:
-        """Derive from the stored object as it is now and write it under the version lock.
+        """Derive from the pass's snapshot and write the result under the version lock; a
+        cluster changed since (a scale, a Delete, a Signal) is read again and derived again. A
+        derivation that changes nothing opens no write transaction.
 
         A failure this pass met is recorded only if the object did not change meanwhile: a
         Delete again or Signal that cleared an earlier failure must not be undone by a provider
         call that was made before it (the next pass looks again)."""
-        cluster_id: str = cluster.id  # type: ignore[attr-defined]
-        started: int = cluster.metadata.version  # type: ignore[attr-defined]
+        cluster_id: str = snapshot.cluster.id  # type: ignore[attr-defined]
+        started: int = snapshot.cluster.metadata.version  # type: ignore[attr-defined]
 
-        async def derive_and_store(tx: Tx) -> tuple[Message | None, timedelta | None, bool]:
-            stored = await self.load(tx, cluster_id)
-            fresh = failure
-            if stored is not None and stored.metadata.version != started and failure is not None:  # type: ignore[attr-defined]
-                fresh = None
-            written, requeue, changed = await self._derive_and_store(tx, cluster_id, observation, fresh,
-                                                                     cleanup_pending, auto_cleaned)
-            if fresh is not failure:
-                requeue = timedelta(0)
-            return written, requeue, changed
+        def derive(current: _Snapshot | None) -> _Derived | None:
+            if current is None:
+                return None
+            fresh = failure if current.cluster.metadata.version == started else None  # type: ignore[attr-defined]
+            derived = self._derive(current, observation, fresh, cleanup_pending, auto_cleaned)
+            return replace(derived, requeue_after=timedelta(0)) if fresh is not failure else derived
 
-        written, requeue_after, changed = await write_retrying(self.store, derive_and_store, "cluster status write")
+        async def derive_again(tx: Tx) -> _Derived | None:
+            return derive(await self._read(tx, cluster_id))
+
+        written, requeue_after, changed = await derive_then_write(
+            self.store, derive_again, self._store, _unchanged, "cluster status write", first=derive(snapshot))
         if changed:
             self.changes.committed(cluster_id, observation.observed_at, self.store.clock.now())
         elif written is not None:
             self.changes.unchanged(cluster_id, observation.observed_at)
         return written, requeue_after
 
-    async def _derive_and_store(
+    def _derive(
         self,
-        tx: Tx,
-        cluster_id: str,
+        snapshot: _Snapshot,
         observation: ClusterObservation,
         failure: derivation.TerminalFailure | None,
         cleanup_pending: tuple[str, ...],
         auto_cleaned: bool,
-    ) -> tuple[Message | None, timedelta | None, bool]:
-        """The object as written, the derivation's requeue hint, and whether the write changed it."""
-        stored = await self.load(tx, cluster_id)
-        if stored is None:
-            return None, None, False
-        now = tx.clock.now()
-        held = await cluster_addresses.held_by(tx, cluster_id)
+    ) -> _Derived:
+        """The status (and finalizers) the snapshot's cluster should have now, and what else the
+        write must do."""
+        stored = snapshot.cluster
+        now = self.store.clock.now()
         context = derivation.ClusterContext(
             node_sets={
                 key: derivation.NodeSetSpec(host_type=ns.host_type, size=ns.size, fabric_interface=ns.fabric_interface)
@@ -439,49 +477,73 @@ class ClusterReconciler(ObjectReconciler):
             deletion_requested=is_deleting(stored),
             terminal_failure=failure if failure is not None else self._failure_of(stored),
             cleanup_pending=cleanup_pending,
-            reserved_vips=held.vips,
+            reserved_vips=snapshot.held.vips,
         )
         result = derivation.derive_cluster_status(
             observation.hosted_cluster,
             observation.node_pools,
             derivation.view_from_status(stored.status),  # type: ignore[attr-defined]
             now,
-            await self._thresholds(tx, context.node_sets.values()),
+            snapshot.thresholds,
             context,
         )
         if result.unattributed_node_pools:
             cluster_metrics.UNATTRIBUTED_NODE_POOLS.inc(result.unattributed_node_pools)
-        if observation.readable and not is_deleting(stored):
-            await cluster_addresses.release_surplus_nodes(
-                tx, stored, {(node.node_set_key, node.ordinal) for node in observation.nodes}, held)
+        running = frozenset((node.node_set_key, node.ordinal) for node in observation.nodes)
+        releases_nodes = (observation.readable and not is_deleting(stored)
+                          and bool(cluster_addresses.surplus_node_sets(stored, running, snapshot.held)))
         desired = copy(stored)
         derivation.apply_view_to_status(result.status, desired.status)  # type: ignore[attr-defined]
         if auto_cleaned:
             remove_finalizer(desired, AUTO_CLEANUP_FINALIZER)
         if result.teardown_complete and stored.status.state == self._state("DELETING"):  # type: ignore[attr-defined]
             remove_finalizer(desired)  # DELETING was published before: now DELETED (cluster-status.md §18)
-        written = await record_status(self, tx, desired, stored, result.events)
+        return _Derived(stored, desired, tuple(result.events), result.requeue_after,
+                        running if releases_nodes else None, snapshot.held, now)
+
+    async def _store(self, tx: Tx, derived: _Derived | None) -> tuple[Message | None, timedelta | None, bool]:
+        """Write what ``_derive`` decided; ``Conflict`` when the cluster changed since its snapshot.
+        The object as written, the derivation's requeue hint, and whether the write changed it."""
+        assert derived is not None  # an archived cluster is ``_unchanged``
+        stored = derived.stored
+        if derived.releases_nodes is not None:
+            await cluster_addresses.release_surplus_nodes(tx, stored, derived.releases_nodes, derived.held)
+        written = await record_status(self, tx, derived.desired, stored, derived.events)
         if written is not stored:
-            cluster_metrics.observe_transition(stored, written, now)
-        return written, result.requeue_after, written is not stored
+            cluster_metrics.observe_transition(stored, written, derived.now)
+        return written, derived.requeue_after, written is not stored
 
     # -- helpers --------------------------------------------------------------------------------
 
-    async def _thresholds(self, tx: Tx, node_sets: Iterable[derivation.NodeSetSpec]) -> derivation.StallThresholds:
+    async def _read(self, tx: Tx, cluster_id: str) -> _Snapshot | None:
+        """What one pass reads of the store, in one transaction (None: the cluster is archived)."""
+        cluster = await self.load(tx, cluster_id)
+        if cluster is None:
+            return None
+        spec = cluster.spec  # type: ignore[attr-defined]
+        host_types = [node_set.host_type for node_set in spec.node_sets.values()]
+        return _Snapshot(
+            cluster=cluster,
+            held=await cluster_addresses.held_by(tx, cluster_id),
+            thresholds=await self._thresholds(tx, host_types),
+            bare_metal={} if is_deleting(cluster) else await self._bare_metal_node_sets(tx, spec),
+        )
+
+    async def _thresholds(self, tx: Tx, host_types: Iterable[str]) -> derivation.StallThresholds:
         """The configured thresholds, with the host-type overrides (configured by name) also
         under the ids the node sets store."""
         thresholds = self.context.thresholds
         if not thresholds.host_type_overrides:
             return thresholds
         names = {}
-        for node_set in node_sets:
-            name = self._host_type_names.get(node_set.host_type)
+        for host_type_id in host_types:
+            name = self._host_type_names.get(host_type_id)
             if name is None:
-                host_type = await topology.get(tx, "host_type", node_set.host_type)
+                host_type = await topology.get(tx, "host_type", host_type_id)
                 if host_type is None:
                     continue
-                name = self._host_type_names[node_set.host_type] = host_type.metadata.name  # type: ignore[attr-defined]
-            names[node_set.host_type] = name
+                name = self._host_type_names[host_type_id] = host_type.metadata.name  # type: ignore[attr-defined]
+            names[host_type_id] = name
         return thresholds.with_host_type_ids(names)
 
     def _failure_of(self, cluster: Message) -> derivation.TerminalFailure | None:

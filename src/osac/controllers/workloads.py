@@ -22,10 +22,11 @@ same way, and these pieces keep that way in one place:
 from __future__ import annotations
 
 import asyncio
+import enum
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any, Final, Literal, TypeVar
 
 from google.protobuf.message import Message
 
@@ -49,6 +50,15 @@ _T = TypeVar("_T")
 _P = TypeVar("_P")
 
 
+class _Unset(enum.Enum):
+    """Not given, where None is a value (a plan may be None)."""
+
+    UNSET = "unset"
+
+
+UNSET: Final = _Unset.UNSET
+
+
 async def write_retrying(store: Store, write: Callable[[Tx], Awaitable[_T]], what: str) -> _T:
     """Run ``write`` in a write transaction, again from a fresh read while it meets ``Conflict``.
 
@@ -70,17 +80,22 @@ async def derive_then_write(
     write: Callable[[Tx, _P], Awaitable[_T]],
     unchanged: Callable[[_P], _T | None],
     what: str,
+    first: _P | Literal[_Unset.UNSET] = UNSET,
 ) -> _T:
     """``derive`` in a read transaction (one snapshot), then ``write`` what it decided in a write
     transaction, whose version lock fails with ``Conflict`` when the object changed since the
     snapshot: then everything is derived again from a fresh read. When ``unchanged(plan)`` gives
-    a result, nothing is to be written and no write transaction is opened.
+    a result, nothing is to be written and no write transaction is opened. ``first``: a plan the
+    caller derived already from a snapshot of its own, tried before any ``derive``.
 
     :raises TransientError: still conflicting after ``WRITE_ATTEMPTS`` tries; the pass runs again at once.
     """
-    for _ in range(WRITE_ATTEMPTS):
-        async with store.read() as tx:
-            plan = await derive(tx)
+    for attempt in range(WRITE_ATTEMPTS):
+        if attempt == 0 and first is not UNSET:
+            plan = first
+        else:
+            async with store.read() as tx:
+                plan = await derive(tx)
         result = unchanged(plan)
         if result is not None:
             return result

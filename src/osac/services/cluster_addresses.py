@@ -20,7 +20,7 @@ addresses (needed N, available M)``) and nothing is stored.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from google.protobuf.message import Message
@@ -86,28 +86,35 @@ async def release_all(tx: Tx, cluster_id: str) -> list[str]:
     return await addresses.release(tx, owner_type=OWNER, owner_id=cluster_id)
 
 
-async def release_surplus_nodes(
-    tx: Tx, cluster: Message, running: set[tuple[str, int]], known: HeldAddresses | None = None
-) -> list[str]:
-    """After a scale-down or a node-set removal: release node addresses of ordinals at or above
-    the node set's size in ``cluster`` (the stored object; 0 for a removed node set) once no node
-    of those ordinals is running any more (``running`` holds the ``(key, ordinal)`` the provider
-    reports). Before releasing anything the cluster's row is held as of ``cluster``'s version, so
-    a growth committed meanwhile (whose new ordinals would look surplus) makes this a Conflict.
-    ``known``: what the cluster holds, when the caller read it in this transaction."""
-    cluster_id: str = cluster.id  # type: ignore[attr-defined]
+def surplus_node_sets(cluster: Message, running: Collection[tuple[str, int]], held: HeldAddresses) -> tuple[str, ...]:
+    """The node sets whose addresses of ordinals at or above their size in ``cluster`` (0 for a
+    removed node set) can be released: no node of those ordinals is running any more
+    (``running`` holds the ``(key, ordinal)`` the provider reports). Sorted by key."""
     sizes = {key: node_set.size for key, node_set in cluster.spec.node_sets.items()}  # type: ignore[attr-defined]
-    released: list[str] = []
-    held = (known or await held_by(tx, cluster_id)).allocations
-    keys = {a.purpose.removeprefix("node:") for a in held if a.purpose.startswith("node:")}
-    is_held = False
+    keys = {a.purpose.removeprefix("node:") for a in held.allocations if a.purpose.startswith("node:")}
+    surplus = []
     for key in sorted(keys):
         size = sizes.get(key, 0)
-        surplus = [a.ordinal for a in held if a.purpose == node_purpose(key) and a.ordinal >= size]
-        if surplus and not any(k == key and ordinal >= size for k, ordinal in running):
-            if not is_held:
-                await tx.hold(registry.get(OWNER), cluster)
-                is_held = True
-            released += await addresses.release(tx, owner_type=OWNER, owner_id=cluster_id,
-                                                purpose=node_purpose(key), min_ordinal=size)
+        if any(a.purpose == node_purpose(key) and a.ordinal >= size for a in held.allocations) and \
+                not any(k == key and ordinal >= size for k, ordinal in running):
+            surplus.append(key)
+    return tuple(surplus)
+
+
+async def release_surplus_nodes(
+    tx: Tx, cluster: Message, running: Collection[tuple[str, int]], known: HeldAddresses | None = None
+) -> list[str]:
+    """After a scale-down or a node-set removal: release the node addresses of the
+    ``surplus_node_sets``. Before releasing anything the cluster's row is held as of
+    ``cluster``'s version, so a growth committed meanwhile (whose new ordinals would look surplus)
+    makes this a Conflict. ``known``: what the cluster holds, when the caller read it."""
+    cluster_id: str = cluster.id  # type: ignore[attr-defined]
+    keys = surplus_node_sets(cluster, running, known or await held_by(tx, cluster_id))
+    if keys:
+        await tx.hold(registry.get(OWNER), cluster)
+    released: list[str] = []
+    for key in keys:
+        size = cluster.spec.node_sets[key].size if key in cluster.spec.node_sets else 0  # type: ignore[attr-defined]
+        released += await addresses.release(tx, owner_type=OWNER, owner_id=cluster_id,
+                                            purpose=node_purpose(key), min_ordinal=size)
     return released

@@ -44,6 +44,7 @@ sim_clusters = Table(
     Column("updated_at", DateTime(timezone=True), nullable=False),
     PrimaryKeyConstraint("cluster_id"),
     Index(None, "next_due_at"),
+    Index(None, "updated_at"),
 )
 
 sim_cluster_node_pools = Table(

@@ -10,7 +10,8 @@ WAL mode on SQLite).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import AsyncIterator, Collection, Mapping
+from contextlib import asynccontextmanager
 from dataclasses import asdict
 from datetime import datetime
 from typing import Any
@@ -44,20 +45,28 @@ class ClusterStore:
 
     # -- plans -------------------------------------------------------------------------------------
 
-    async def load(self, cluster_id: str) -> ClusterPlan | None:
+    @asynccontextmanager
+    async def reading(self) -> AsyncIterator[AsyncConnection]:
+        """One read transaction (a snapshot on PostgreSQL) for several of the queries below,
+        which each take it as ``conn`` (without one, each opens its own)."""
         async with self._reader.connect() as conn:
             if conn.dialect.name == "postgresql":
                 conn = await conn.execution_options(isolation_level="REPEATABLE READ")
             async with conn.begin():
-                row = (await conn.execute(
-                    select(sim_clusters).where(sim_clusters.c.cluster_id == cluster_id))).first()
-                if row is None:
-                    return None
-                pools = (await conn.execute(
-                    select(sim_cluster_node_pools).where(sim_cluster_node_pools.c.cluster_id == cluster_id))).all()
-                steps = (await conn.execute(
-                    select(sim_cluster_steps).where(sim_cluster_steps.c.cluster_id == cluster_id)
-                    .order_by(sim_cluster_steps.c.seq))).all()
+                yield conn
+
+    async def load(self, cluster_id: str, conn: AsyncConnection | None = None) -> ClusterPlan | None:
+        if conn is None:
+            async with self.reading() as conn:
+                return await self.load(cluster_id, conn)
+        row = (await conn.execute(select(sim_clusters).where(sim_clusters.c.cluster_id == cluster_id))).first()
+        if row is None:
+            return None
+        pools = (await conn.execute(
+            select(sim_cluster_node_pools).where(sim_cluster_node_pools.c.cluster_id == cluster_id))).all()
+        steps = (await conn.execute(
+            select(sim_cluster_steps).where(sim_cluster_steps.c.cluster_id == cluster_id)
+            .order_by(sim_cluster_steps.c.seq))).all()
         return ClusterPlan(
             cluster_id=row.cluster_id,
             spec=_cluster_spec(row.spec),
@@ -163,15 +172,25 @@ class ClusterStore:
             value = (await conn.execute(query.order_by(sim_clusters.c.next_due_at).limit(1))).scalar()
         return _when(value)
 
-    async def versions(self) -> dict[str, int]:
+    async def versions(self, changed_since: datetime | None = None) -> dict[str, int]:
+        """Each cluster's version; only of the clusters whose row changed at or after
+        ``changed_since``, when given (through the ``updated_at`` index)."""
+        query = select(sim_clusters.c.cluster_id, sim_clusters.c.version)
+        if changed_since is not None:
+            query = query.where(sim_clusters.c.updated_at >= to_db(changed_since))
         async with self._reader.connect() as conn:
-            rows = await conn.execute(select(sim_clusters.c.cluster_id, sim_clusters.c.version))
-            return {row.cluster_id: row.version for row in rows}
+            return {row.cluster_id: row.version for row in await conn.execute(query)}
 
-    async def happened_since(self, seen: Mapping[str, int]) -> tuple[list[tuple[str, int, datetime]], dict[str, int]]:
+    async def happened_since(
+        self, seen: Mapping[str, int], changed_since: datetime | None = None
+    ) -> tuple[list[tuple[str, int, datetime]], dict[str, int]]:
         """Steps that happened after the versions in ``seen``, as ``(cluster id, version, done_at)``
-        in the order they happened, and the versions to remember next time."""
-        versions = await self.versions()
+        in the order they happened, and the versions to remember next time.
+
+        ``changed_since``: look only at the clusters whose row changed at or after it (each
+        save stamps ``updated_at``); the versions remembered are then ``seen`` updated with
+        theirs. Without it every cluster is looked at and only existing ones are remembered."""
+        versions = await self.versions(changed_since)
         changed = [cid for cid, version in versions.items() if version > seen.get(cid, 0)]
         happened: list[tuple[str, int, datetime]] = []
         if changed:
@@ -184,7 +203,7 @@ class ClusterStore:
                 happened = [(r.cluster_id, r.version, from_db(r.done_at)) for r in rows]
         # every step up to a row's version was committed with it, so the steps read above are
         # all of them; a step committed after ``versions()`` was read only raises the cursor
-        latest = dict(versions)
+        latest = dict(versions) if changed_since is None else {**seen, **versions}
         for cid, version, _ in happened:
             latest[cid] = max(latest[cid], version)
         happened.sort(key=lambda item: (item[2], item[0], item[1]))
@@ -202,19 +221,20 @@ class ClusterStore:
 
     # -- the fabric's port map ----------------------------------------------------------------------
 
-    async def ports(self, cluster_id: str, hosts: Collection[str]) -> dict[tuple[str, str], PortState]:
+    async def ports(self, cluster_id: str, hosts: Collection[str],
+                    conn: AsyncConnection | None = None) -> dict[tuple[str, str], PortState]:
         """The ports of the cluster's virtual nodes and of the given bare-metal hosts."""
+        if conn is None:
+            async with self.reading() as conn:
+                return await self.ports(cluster_id, hosts, conn)
         prefix = f"{VIRTUAL_NODE_PREFIX}{cluster_id}/"
         condition = sim_fabric_ports.c.host_name.startswith(prefix, autoescape=True)
         if hosts:
             condition = or_(condition, sim_fabric_ports.c.host_name.in_(sorted(hosts)))
-        async with self._reader.connect() as conn:
-            rows = await conn.execute(
-                select(sim_fabric_ports.c.host_name, sim_fabric_ports.c.interface, sim_fabric_ports.c.segment_id,
-                       sim_fabric_ports.c.mac, sim_fabric_ports.c.updated_at).where(condition))
-            return {
-                (r.host_name, r.interface): PortState(r.segment_id, r.mac, from_db(r.updated_at)) for r in rows
-            }
+        rows = await conn.execute(
+            select(sim_fabric_ports.c.host_name, sim_fabric_ports.c.interface, sim_fabric_ports.c.segment_id,
+                   sim_fabric_ports.c.mac, sim_fabric_ports.c.updated_at).where(condition))
+        return {(r.host_name, r.interface): PortState(r.segment_id, r.mac, from_db(r.updated_at)) for r in rows}
 
 
 # -- rows <-> values ------------------------------------------------------------------------------

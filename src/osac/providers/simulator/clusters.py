@@ -13,7 +13,9 @@ until the next due time on the system clock (at most ``POLL_SECONDS``, so it als
 attached and faults changed by other processes) and wakes at once when this provider stores a
 plan. On a ``FakeClock`` it polls the clock instead, as ``SimulatorRuntime`` does. When it
 starts, it first catches up on what fell due while no process was running and sends one notice
-per cluster that changed meanwhile.
+per cluster that changed meanwhile. Each pass reads only the clusters saved since the previous
+pass began (``CHANGE_GRACE`` earlier, through the ``updated_at`` index), and every cluster every
+``FULL_RESCAN``: a change costs the same with ten clusters or ten thousand.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from osac.clock import FakeClock
 from osac.providers.clusters import ClusterObservation, HostedClusterSpec, NodePoolSpec
@@ -43,6 +47,11 @@ from osac.providers.simulator.schedulers import Scheduler
 from osac.providers.simulator.times import iso
 
 KIND = "cluster"
+#: The scheduler reads only the clusters saved since its last pass began, less this margin for
+#: a save stamped before that moment and committed after the pass read (a save is one short
+#: transaction); whatever a save's stamp, a full look every ``FULL_RESCAN`` finds it.
+CHANGE_GRACE = timedelta(seconds=30)
+FULL_RESCAN = timedelta(minutes=5)
 #: How often a write that lost a race is retried from a fresh read.
 RETRIES = 8
 #: Longest sleep of the scheduler on the system clock.
@@ -148,13 +157,20 @@ class SimulatedClusterProvider:
     async def _schedule(self, wake: asyncio.Event, scheduler: Scheduler) -> AsyncGenerator[ChangeNotice]:
         seen = await self.store.versions()
         catching_up = True
+        looked_at: datetime | None = None  # when the last pass that found its changes started
+        looked_at_all: datetime | None = None
         while True:
             wake.clear()
             started = self.runtime.clock.now()
             happened: list[tuple[str, int, datetime]] = []
             try:
                 await self.process_due()
-                happened, seen = await self.store.happened_since(seen)
+                if looked_at is None or looked_at_all is None or started - looked_at_all >= FULL_RESCAN:
+                    happened, seen = await self.store.happened_since(seen)
+                    looked_at_all = started
+                else:
+                    happened, seen = await self.store.happened_since(seen, changed_since=looked_at - CHANGE_GRACE)
+                looked_at = started
             except Exception:  # a failing database must not end the subscription
                 logger.exception("simulated clusters: processing due steps failed; retrying")
             if catching_up:
@@ -231,8 +247,9 @@ class SimulatedClusterProvider:
     async def _update(self, cluster_id: str, edit: Edit, *, faults: list[FaultRecord] | None = None) -> _Outcome:
         """Read the plan, apply ``edit`` and store the result unless nothing changed."""
         for _attempt in range(RETRIES):
-            before = await self.store.load(cluster_id)
-            around = await self._surroundings(cluster_id, before, faults)
+            async with self.store.reading() as conn:
+                before = await self.store.load(cluster_id, conn)
+                around = await self._surroundings(cluster_id, before, faults, conn)
             now = self.runtime.clock.now()
             after = edit(before, now, around)
             if after is None or (before is not None and after.version == before.version):
@@ -245,16 +262,16 @@ class SimulatedClusterProvider:
             "Conflict", f"simulated cluster {cluster_id} kept changing under concurrent writers; retry")
 
     async def _surroundings(
-        self, cluster_id: str, plan: ClusterPlan | None, faults: list[FaultRecord] | None
+        self, cluster_id: str, plan: ClusterPlan | None, faults: list[FaultRecord] | None, conn: AsyncConnection
     ) -> Surroundings:
         if faults is None:
-            faults = await self.runtime.faults.aimed_at(KIND, cluster_id)
+            faults = await self.runtime.faults.aimed_at(KIND, cluster_id, conn)
         records = for_cluster(faults, cluster_id)
         if plan is None:
             return Surroundings({}, records)
         hosts = {host for record in plan.pools.values() for host in record.spec.hosts}
         hosts |= {m.host for pool in fold(plan.steps).pools.values() for m in pool.machines.values() if m.host}
-        return Surroundings(await self.store.ports(cluster_id, hosts), records)
+        return Surroundings(await self.store.ports(cluster_id, hosts, conn), records)
 
     async def _fail_if_provisioning_fails(self, cluster_id: str) -> None:
         """Raise the error of the oldest ``provision_fail`` fault in force, counting it down."""

@@ -24,7 +24,7 @@ from typing import Any
 
 from sqlalchemy import delete, or_, select, update
 from sqlalchemy.engine import Row
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from osac.clock import Clock
 from osac.model.ids import new_id
@@ -301,14 +301,18 @@ class FaultStore:
         async with self._reader.connect() as conn:
             return [_record(row) for row in await conn.execute(query)]
 
-    async def aimed_at(self, target_kind: str, target_id: str) -> list[FaultRecord]:
+    async def aimed_at(self, target_kind: str, target_id: str,
+                       conn: AsyncConnection | None = None) -> list[FaultRecord]:
         """The records (expired ones too) aimed at one object, or at every object of its kind
-        (``*``), oldest first: one object's look at its faults does not read everyone's."""
+        (``*``), oldest first: one object's look at its faults does not read everyone's.
+        ``conn``: a read transaction of the caller's to run in (the simulator's own tables)."""
         query = (select(sim_faults)
                  .where(sim_faults.c.target_kind == target_kind, sim_faults.c.target_id.in_([target_id, ANY]))
                  .order_by(sim_faults.c.created_at, sim_faults.c.id))
-        async with self._reader.connect() as conn:
+        if conn is not None:
             return [_record(row) for row in await conn.execute(query)]
+        async with self._reader.connect() as own:
+            return [_record(row) for row in await own.execute(query)]
 
     async def get(self, fault_id: str) -> FaultRecord | None:
         async with self._reader.connect() as conn:
