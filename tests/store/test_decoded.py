@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from google.protobuf.message import Message
 
 from osac.clock import FakeClock
 from osac.model import registry
@@ -48,16 +49,22 @@ def test_the_least_recently_used_version_goes_first() -> None:
         Decoded(capacity=0)
 
 
+async def create_network(store: Store) -> Message:
+    """VirtualNetwork ``vn-1`` (``app``, tenant ``acme``), stored at version 1."""
+    created = VN.private_class()(id="vn-1")
+    created.metadata.name = "app"
+    created.metadata.tenant = "acme"
+    created.metadata.version = 1
+    created.metadata.creation_timestamp.FromDatetime(datetime(2026, 1, 1, tzinfo=UTC))
+    async with store.write() as tx:
+        await tx.insert(VN, created)
+    return created
+
+
 async def test_reads_through_the_store_see_every_write(db_url: str) -> None:
     store = Store(create_engines(db_url), FakeClock(datetime(2026, 1, 1, tzinfo=UTC)))
     try:
-        created = VN.private_class()(id="vn-1")
-        created.metadata.name = "app"
-        created.metadata.tenant = "acme"
-        created.metadata.version = 1
-        created.metadata.creation_timestamp.FromDatetime(datetime(2026, 1, 1, tzinfo=UTC))
-        async with store.write() as tx:
-            await tx.insert(VN, created)
+        await create_network(store)
         async with store.read() as tx:
             first = await tx.get(VN, "vn-1")
         assert first is not None
@@ -79,13 +86,7 @@ async def test_reads_through_the_store_see_every_write(db_url: str) -> None:
 async def test_a_committed_write_is_kept_and_a_rolled_back_one_is_not(db_url: str) -> None:
     store = Store(create_engines(db_url), FakeClock(datetime(2026, 1, 1, tzinfo=UTC)))
     try:
-        created = VN.private_class()(id="vn-1")
-        created.metadata.name = "app"
-        created.metadata.tenant = "acme"
-        created.metadata.version = 1
-        created.metadata.creation_timestamp.FromDatetime(datetime(2026, 1, 1, tzinfo=UTC))
-        async with store.write() as tx:
-            await tx.insert(VN, created)
+        created = await create_network(store)
         created.metadata.name = "changed by the writer after its write"
         async with store.read() as tx:
             first = await tx.get(VN, "vn-1")

@@ -40,6 +40,7 @@ from osac.status.common import LifecycleEventView
 from osac.store import lifecycle
 from osac.store.errors import Conflict
 from osac.store.objects import Store, Tx
+from osac.store.tables import LIVE
 
 log = logging.getLogger(__name__)
 
@@ -245,6 +246,26 @@ def enqueue_notices(manager: ControllerManager, kind: str, lag: ChangeLag) -> Ca
     return on_notice
 
 
+#: The gauges read their objects this many at a time, each page in its own read transaction,
+#: so that a refresh of thousands of objects does not hold the event loop for one long read.
+GAUGE_PAGE = 200
+
+
+async def _all_objects(store: Store, kind: str) -> list[Message]:
+    """Every live object of ``kind``, in pages by id."""
+    descriptor = registry.get(kind)
+    table = LIVE[kind]
+    found: list[Message] = []
+    while True:
+        after = [table.c.id > found[-1].id] if found else []  # type: ignore[attr-defined]
+        async with store.read() as tx:
+            page = await tx.find(descriptor, *after, limit=GAUGE_PAGE)
+        found.extend(page)
+        if len(page) < GAUGE_PAGE:
+            return found
+        await asyncio.sleep(0)  # let the passes waiting behind this read run
+
+
 async def _refresh_gauges(
     application: Any,
     manager: ControllerManager,
@@ -252,13 +273,10 @@ async def _refresh_gauges(
     refresh: Callable[[list[Message]], Awaitable[None]],
     interval: timedelta,
 ) -> None:
-    descriptor = registry.get(kind)
     while True:
         if kind in manager.held_kinds:
             try:
-                async with application.store.read() as tx:
-                    found = await tx.find(descriptor)
-                await refresh(list(found))
+                await refresh(await _all_objects(application.store, kind))
             except Exception:  # the gauges wait for the next round; the controllers go on
                 log.warning("%s gauges could not be refreshed", kind, exc_info=True)
         await asyncio.sleep(interval.total_seconds())
