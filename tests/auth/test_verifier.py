@@ -281,6 +281,25 @@ async def test_unknown_kid_triggers_one_refetch(
     assert jwks_server.fetches == 3
 
 
+async def test_a_key_id_republished_with_new_material_verifies_with_the_new_material(
+    jwks_server: JwksServer, clock: FakeClock, http: httpx.AsyncClient
+) -> None:
+    """Verification keys are built once per published key: a key id that comes back with other
+    key material is a new key, and the old material no longer verifies under it."""
+    first, second = IdpKey("k1"), IdpKey("k1")
+    jwks_server.publish(first)
+    verifier = idp_verifier(jwks_server, clock, http)
+    for _ in range(2):
+        assert (await verifier.verify(first.sign(idp_claims()))).user == "alice"
+    jwks_server.publish(second)
+    clock.advance(MAX_KEY_AGE)
+    later = int((T0 + timedelta(hours=2)).timestamp())
+
+    assert (await verifier.verify(second.sign(idp_claims(exp=later)))).user == "alice"
+    message = await refused(verifier, first.sign(idp_claims(exp=later)))
+    assert message == f"token signature does not verify against the keys of issuer '{IDP}'"
+
+
 async def test_withdrawn_key_stops_working_once_keys_are_old(
     jwks_server: JwksServer, clock: FakeClock, http: httpx.AsyncClient
 ) -> None:

@@ -32,6 +32,7 @@ class ServerProcess:
         self.data_dir, self.db_url, self.speed, self.controllers = data_dir, db_url, speed, controllers
         self.base_url = f"http://127.0.0.1:{free_port()}"
         self.process: subprocess.Popen[bytes] | None = None
+        self.starts = 0
 
     async def start(self, timeout: float = 60) -> None:
         command = [
@@ -42,8 +43,11 @@ class ServerProcess:
             "--simulator-speed", self.speed,
             *([] if self.controllers else ["--no-controllers"]),
         ]
-        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                        start_new_session=True)
+        # the server's log goes next to its data, one file per start, for the failure's reader
+        self.starts += 1
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        with open(self.data_dir / f"server-{self.starts}.log", "wb") as log:
+            self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         async with asyncio.timeout(timeout), httpx.AsyncClient(base_url=self.base_url) as http:
             while True:
                 try:

@@ -12,6 +12,7 @@ a public key as the secret, or `none`, would let anyone forge tokens.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -35,6 +36,9 @@ CLOCK_SKEW = timedelta(seconds=60)
 ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")
 
 USAGE = "pass 'authorization: Bearer <token>'"
+
+KEY_CACHE_SIZE = 64
+"""Verification keys kept built (the oldest goes first)."""
 
 _SIGNATURE_ONLY: Options = {
     "verify_signature": True,
@@ -72,6 +76,7 @@ class TokenVerifier:
     ) -> None:
         self._clock = clock
         self._issuers: dict[str, _Issuer] = {}
+        self._keys: dict[tuple[str, str], jwt.PyJWK] = {}
         if dev_issuer is not None:
             self._issuers[dev_issuer.issuer] = _Issuer(StaticKeys(dev_issuer.jwks()), None)
         for config in trusted:
@@ -131,7 +136,7 @@ class TokenVerifier:
                 f"token algorithm '{algorithm}' does not match the '{key_algorithm}' key of issuer '{issuer_id}'"
             )
         try:
-            key = jwt.PyJWK(jwk, algorithm=algorithm)
+            key = self._key(jwk, algorithm)
         except jwt.PyJWTError as error:
             raise Unauthenticated(
                 f"the key of issuer '{issuer_id}' cannot verify '{algorithm}' tokens"
@@ -155,6 +160,21 @@ class TokenVerifier:
             subject_roles=config.subject_roles,
             subject_tenants=config.subject_tenants,
         )
+
+    def _key(self, jwk: Mapping[str, Any], algorithm: str) -> jwt.PyJWK:
+        """The verification key of ``jwk``, built once per key and algorithm (building one
+        parses the key material: a good part of a verification). Keyed by the JWK's content,
+        so a rotated key is a new entry; at most ``KEY_CACHE_SIZE`` are kept.
+
+        :raises jwt.PyJWTError: the JWK cannot verify ``algorithm`` tokens (never cached)."""
+        cache_key = (json.dumps(jwk, sort_keys=True), algorithm)
+        key = self._keys.get(cache_key)
+        if key is None:
+            key = jwt.PyJWK(dict(jwk), algorithm=algorithm)
+            if len(self._keys) >= KEY_CACHE_SIZE:
+                self._keys.pop(next(iter(self._keys)))
+            self._keys[cache_key] = key
+        return key
 
     def _check_lifetime(self, claims: Mapping[str, Any]) -> None:
         now = self._clock.now().timestamp()

@@ -46,9 +46,10 @@ class ObjectReconciler:
         own = self.own_writes
         # A teardown's passes follow one another through their own writes (each step's write
         # queues the next look), and an archive's change runs the last pass, which forgets.
-        if own is not None and written is not stored and not is_deleting(written):
-            object_id, revision = written.id, tx.last_revision  # type: ignore[attr-defined]
-            tx.after_commit(lambda: own.record(object_id, revision))
+        event = tx.last_event
+        if own is not None and written is not stored and not is_deleting(written) and event is not None:
+            object_id = written.id  # type: ignore[attr-defined]
+            tx.after_commit(lambda: own.record(object_id, event.revision))
         return written
 
 

@@ -2,7 +2,9 @@
 
 All writes go through ``Tx``: each changed object gets exactly one event row in the same
 transaction, with a revision taken from the counter row (whose row lock orders revisions by
-commit). Optimistic concurrency is a conditional UPDATE on ``version``, so two writers can never
+commit). The revisions are taken, and the event rows appended, as the transaction's last
+statements before its commit, so the counter row that every writer updates is locked only that
+long: a long write transaction does not hold up the others. Optimistic concurrency is a conditional UPDATE on ``version``, so two writers can never
 both succeed from the same version, whatever the caller checked before.
 """
 
@@ -46,11 +48,30 @@ Tenants = frozenset[str] | None
 
 @dataclass(frozen=True)
 class Written:
-    """The outcome of one write: the stored object and whether it was archived by it."""
+    """The outcome of one write: the stored object, its event, and whether it was archived by it."""
 
     object: Message
-    revision: int
+    event: Event
     archived: bool = False
+
+    @property
+    def revision(self) -> int:
+        """The revision of the write's event: 0 until the transaction is about to commit."""
+        return self.event.revision
+
+
+@dataclass
+class Event:
+    """One outbox event of a write transaction. Its ``revision`` is taken from the revision
+    counter just before the transaction commits, with those of the transaction's other events
+    (in the order they were emitted): the counter's row, which every writer updates, stays
+    locked only from then until the commit, not for the rest of a long transaction."""
+
+    type: int
+    kind: str
+    data: dict[str, Any]
+    at: datetime
+    revision: int = 0
 
 
 def object_label(kind: Kind, message: Message) -> str:
@@ -67,7 +88,9 @@ class Tx:
         self.clock = clock
         #: Parsed objects by version (``decoded.py``), shared by the Store's transactions.
         self._decoded = decoded
+        #: The revision of the transaction's last event, once its events are appended (0: none).
         self.last_revision = 0
+        self._events: list[Event] = []
         self._after_commit: list[Callable[[], None]] = []
 
     def after_commit(self, callback: Callable[[], None]) -> None:
@@ -171,9 +194,9 @@ class Tx:
                 f"{kind.message} named '{message.metadata.name}' already exists in tenant "  # type: ignore[attr-defined]
                 f"'{message.metadata.tenant}'"  # type: ignore[attr-defined]
             ) from error
-        revision = await self.emit(EVENT_CREATED, kind, data)
+        event = self.emit(EVENT_CREATED, kind, data)
         self._remember(message)
-        return Written(message, revision)
+        return Written(message, event)
 
     async def replace(self, kind: Kind, message: Message, based_on_version: int) -> Written:
         """Write ``message`` over the stored object if it is still at ``based_on_version``.
@@ -195,9 +218,9 @@ class Tx:
         )
         if result.rowcount != 1:
             await self._conflict(kind, message, based_on_version)
-        revision = await self.emit(EVENT_UPDATED, kind, data)
+        event = self.emit(EVENT_UPDATED, kind, data)
         self._remember(message)
-        return Written(message, revision)
+        return Written(message, event)
 
     async def hold(self, kind: Kind, message: Message) -> None:
         """Lock the stored object's row until this transaction ends, as of ``message``'s version:
@@ -226,8 +249,8 @@ class Tx:
         await self.conn.execute(
             insert(ARCHIVE[kind.name]).values(**self._columns(data), archived_at=self.clock.now())
         )
-        revision = await self.emit(EVENT_DELETED, kind, data)
-        return Written(message, revision, archived=True)
+        event = self.emit(EVENT_DELETED, kind, data)
+        return Written(message, event, archived=True)
 
     async def _conflict(self, kind: Kind, message: Message, based_on: int) -> None:
         table = LIVE[kind.name]
@@ -236,36 +259,52 @@ class Tx:
         ).scalar_one_or_none()
         raise Conflict(kind.message, f"'{message.metadata.name or message.id}'", -1 if stored is None else stored, based_on)  # type: ignore[attr-defined]
 
-    async def signal(self, kind: Kind, message: Message) -> int:
-        return await self.emit(EVENT_SIGNALED, kind, to_storage(message))
+    async def signal(self, kind: Kind, message: Message) -> Event:
+        return self.emit(EVENT_SIGNALED, kind, to_storage(message))
 
-    async def emit(self, event_type: int, kind: Kind, data: dict[str, Any]) -> int:
-        """Append one event to the outbox and return its revision."""
+    def emit(self, event_type: int, kind: Kind, data: dict[str, Any]) -> Event:
+        """Add one event to the outbox with this transaction (its revision comes at commit)."""
+        event = Event(event_type, kind.name, data, self.clock.now())
+        self._events.append(event)
+        return event
+
+    @property
+    def last_event(self) -> Event | None:
+        """The transaction's latest event so far."""
+        return self._events[-1] if self._events else None
+
+    async def append_events(self) -> None:
+        """Number the transaction's events from the revision counter and append them to the
+        outbox: the last statements before the commit (``Store.write`` calls it)."""
+        events = [event for event in self._events if not event.revision]
+        if not events:
+            return
         counter = schema.revision_counter
-        revision = int(
+        last = int(
             (
                 await self.conn.execute(
                     update(counter)
                     .where(counter.c.id == 1)
-                    .values(value=counter.c.value + 1)
+                    .values(value=counter.c.value + len(events))
                     .returning(counter.c.value)
                 )
             ).scalar_one()
         )
-        meta = data.get("metadata", {})
-        await self.conn.execute(
-            insert(schema.events).values(
-                revision=revision,
-                type=event_type,
-                kind=kind.name,
-                object_id=data["id"],
-                tenant=meta.get("tenant", ""),
-                timestamp=self.clock.now(),
-                data=data,
-            )
-        )
-        self.last_revision = revision
-        return revision
+        rows = []
+        for revision, event in enumerate(events, start=last - len(events) + 1):
+            event.revision = revision
+            meta = event.data.get("metadata", {})
+            rows.append({
+                "revision": revision,
+                "type": event.type,
+                "kind": event.kind,
+                "object_id": event.data["id"],
+                "tenant": meta.get("tenant", ""),
+                "timestamp": event.at,
+                "data": event.data,
+            })
+        await self.conn.execute(insert(schema.events), rows)
+        self.last_revision = last
 
     @staticmethod
     def _columns(data: dict[str, Any]) -> dict[str, Any]:
@@ -323,6 +362,7 @@ class Store:
             async with self.engines.writer.connect() as conn, conn.begin():
                 tx = Tx(conn, self.clock, self.decoded)
                 yield tx
+                await tx.append_events()
                 if tx.last_revision and self.dialect == "postgresql":
                     await conn.execute(text("SELECT pg_notify(:channel, :revision)"),
                                        {"channel": NOTIFY_CHANNEL, "revision": str(tx.last_revision)})
