@@ -3,10 +3,12 @@ it is withdrawn and, only once the fabric confirmed, returned to its pool."""
 
 from __future__ import annotations
 
+from functools import partial
+
 from google.protobuf.message import Message
 
 from osac.controllers import topology
-from osac.controllers.provisioning import ProvisioningReconciler
+from osac.controllers.provisioning import ProviderCall, ProvisioningReconciler
 from osac.services import addresses
 from osac.store.objects import Tx
 
@@ -15,13 +17,13 @@ class ExternalIPReconciler(ProvisioningReconciler):
     kind = "external_ip"
     ready_state = "ALLOCATED"
 
-    async def apply(self, tx: Tx, obj: Message) -> None:
+    async def apply(self, tx: Tx, obj: Message) -> ProviderCall:
         fabric = await topology.external_fabric(tx, self.networking.managers)
-        await fabric.allocate_external_ip(obj.id, obj.spec.pool, obj.status.address)  # type: ignore[attr-defined]
+        return partial(fabric.allocate_external_ip, obj.id, obj.spec.pool, obj.status.address)  # type: ignore[attr-defined]
 
-    async def teardown(self, tx: Tx, obj: Message) -> None:
+    async def teardown(self, tx: Tx, obj: Message) -> ProviderCall:
         fabric = await topology.external_fabric(tx, self.networking.managers)
-        await fabric.release_external_ip(obj.id)  # type: ignore[attr-defined]
+        return partial(fabric.release_external_ip, obj.id)  # type: ignore[attr-defined]
 
     async def released(self, tx: Tx, obj: Message) -> None:
         await addresses.release(tx, owner_type=self.kind, owner_id=obj.id)  # type: ignore[attr-defined]

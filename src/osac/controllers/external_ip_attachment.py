@@ -6,13 +6,14 @@ and the target address is known, re-programs when the target address changes, an
 from __future__ import annotations
 
 from datetime import timedelta
+from functools import partial
 
 from google.protobuf.message import Message
 
 from osac.controllers import topology
 from osac.controllers.consumers import set_attached
 from osac.controllers.objects import copy, is_deleting
-from osac.controllers.provisioning import ProvisioningReconciler
+from osac.controllers.provisioning import ProviderCall, ProvisioningReconciler
 from osac.controllers.runtime import ObjectKey, Result
 from osac.controllers.waiters import Awaited
 from osac.model import registry
@@ -124,15 +125,16 @@ class ExternalIPAttachmentReconciler(ProvisioningReconciler):
             return f"waiting for the address of {object_label(registry.get(kind_name), target)} ({state})"
         return None
 
-    async def apply(self, tx: Tx, obj: Message) -> None:
+    async def apply(self, tx: Tx, obj: Message) -> ProviderCall:
         kind_name, target_id = target_of(obj)
         target = await topology.get(tx, kind_name, target_id)
         eip = await topology.get(tx, "external_ip", obj.spec.external_ip)  # type: ignore[attr-defined]
         assert target is not None and eip is not None
         vn_id = await target_network(tx, kind_name, target)
         fabric = await topology.fabric_for_vn(tx, self.networking.managers, vn_id)
-        await fabric.create_external_ip_attachment(
-            obj.id, eip.status.address, vn_id, target_address(kind_name, target, obj.spec.target_endpoint)  # type: ignore[attr-defined]
+        return partial(
+            fabric.create_external_ip_attachment,
+            obj.id, eip.status.address, vn_id, target_address(kind_name, target, obj.spec.target_endpoint),  # type: ignore[attr-defined]
         )
 
     async def provisioned(self, tx: Tx, desired: Message) -> None:
@@ -144,9 +146,9 @@ class ExternalIPAttachmentReconciler(ProvisioningReconciler):
             status.target_address = target_address(kind_name, target, desired.spec.target_endpoint)  # type: ignore[attr-defined]
         await set_attached(self.services, tx, desired.spec.external_ip, True)  # type: ignore[attr-defined]
 
-    async def teardown(self, tx: Tx, obj: Message) -> None:
+    async def teardown(self, tx: Tx, obj: Message) -> ProviderCall:
         fabric = await topology.external_fabric(tx, self.networking.managers)
-        await fabric.delete_external_ip_attachment(obj.id)  # type: ignore[attr-defined]
+        return partial(fabric.delete_external_ip_attachment, obj.id)  # type: ignore[attr-defined]
 
     async def released(self, tx: Tx, obj: Message) -> None:
         await set_attached(self.services, tx, obj.spec.external_ip, False)  # type: ignore[attr-defined]

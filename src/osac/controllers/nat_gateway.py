@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from google.protobuf.message import Message
 
 from osac.controllers import topology
 from osac.controllers.consumers import set_attached
-from osac.controllers.provisioning import ProvisioningReconciler
+from osac.controllers.provisioning import ProviderCall, ProvisioningReconciler
 from osac.controllers.waiters import Awaited
 from osac.store.objects import Tx
 
@@ -25,19 +27,19 @@ class NATGatewayReconciler(ProvisioningReconciler):
         return (topology.waiting_message("virtual_network", vn, spec.virtual_network)
                 or topology.waiting_message("external_ip", eip, spec.external_ip, "ALLOCATED"))
 
-    async def apply(self, tx: Tx, obj: Message) -> None:
+    async def apply(self, tx: Tx, obj: Message) -> ProviderCall:
         spec = obj.spec  # type: ignore[attr-defined]
         eip = await topology.get(tx, "external_ip", spec.external_ip)
         assert eip is not None
         fabric = await topology.fabric_for_vn(tx, self.networking.managers, spec.virtual_network)
-        await fabric.create_nat_gateway(obj.id, spec.virtual_network, eip.status.address)  # type: ignore[attr-defined]
+        return partial(fabric.create_nat_gateway, obj.id, spec.virtual_network, eip.status.address)  # type: ignore[attr-defined]
 
     async def provisioned(self, tx: Tx, desired: Message) -> None:
         await set_attached(self.services, tx, desired.spec.external_ip, True)  # type: ignore[attr-defined]
 
-    async def teardown(self, tx: Tx, obj: Message) -> None:
+    async def teardown(self, tx: Tx, obj: Message) -> ProviderCall:
         fabric = await topology.fabric_for_vn(tx, self.networking.managers, obj.spec.virtual_network)  # type: ignore[attr-defined]
-        await fabric.delete_nat_gateway(obj.id)  # type: ignore[attr-defined]
+        return partial(fabric.delete_nat_gateway, obj.id)  # type: ignore[attr-defined]
 
     async def released(self, tx: Tx, obj: Message) -> None:
         await set_attached(self.services, tx, obj.spec.external_ip, False)  # type: ignore[attr-defined]

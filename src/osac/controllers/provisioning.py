@@ -4,6 +4,10 @@ A subclass says what "ready" needs (``waiting_for``), how to program the fabric 
 how to undo it (``teardown``) and what to release once the object is gone (``released``); this
 base does the rest, the same way for every kind:
 
+- ``apply`` and ``teardown`` look up what they need in a read snapshot and return the provider
+  call, which runs after the snapshot is closed: a slow fabric never holds a database
+  connection (with many objects provisioning at once it would empty the reader pool, and every
+  read of the service would wait);
 - the finalizer is added before the first external effect and removed last (archiving the
   object in the transaction that records the confirmed teardown);
 - transient provider errors keep the state, set ``retrying (attempt n): <error>`` and retry with
@@ -20,7 +24,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, timedelta
 from typing import TYPE_CHECKING
@@ -45,6 +49,10 @@ from osac.store.objects import Tx, object_label
 
 if TYPE_CHECKING:
     from osac.providers.registry import ManagerRegistry
+
+#: A provider call prepared from a read snapshot (``apply``, ``teardown``); it runs once the
+#: snapshot is closed.
+ProviderCall = Callable[[], Awaitable[object]]
 
 log = logging.getLogger(__name__)
 
@@ -110,14 +118,19 @@ class ProvisioningReconciler(ObjectReconciler):
         """Why the object cannot be provisioned yet (a message), or None."""
         return None
 
-    async def apply(self, tx: Tx, obj: Message) -> None:
-        """Program the fabric (idempotent). ``tx`` is a read snapshot for lookups."""
+    async def apply(self, tx: Tx, obj: Message) -> ProviderCall | None:
+        """Look up, in ``tx`` (a read snapshot), what programming the fabric needs, and return
+        the call that does it (idempotent). The call runs once the snapshot is closed: no
+        database connection is held while a provider works. None: nothing to program."""
+        return None
 
     async def provisioned(self, tx: Tx, desired: Message) -> None:
         """Adjust ``desired`` (and related objects, in ``tx``) once ``apply`` succeeded."""
 
-    async def teardown(self, tx: Tx, obj: Message) -> None:
-        """Undo the fabric effects (idempotent; deleting the unknown succeeds)."""
+    async def teardown(self, tx: Tx, obj: Message) -> ProviderCall | None:
+        """Like ``apply``, the call that undoes the fabric effects (idempotent; deleting the
+        unknown succeeds)."""
+        return None
 
     async def released(self, tx: Tx, obj: Message) -> None:
         """In the transaction that archives ``obj``: release addresses and claims."""
@@ -152,13 +165,14 @@ class ProvisioningReconciler(ObjectReconciler):
                 desired = copy(stored)
                 add_finalizer(desired)
                 obj = await self.write(tx, desired, stored)
-        async with self.store.read() as tx:
-            waiting = await self.waiting_for(tx, obj)
-            if waiting is None:
-                try:
-                    await self._call("apply", obj, self.apply(tx, obj))
-                except ProviderError as error:
-                    return await self._failed(obj, error, phase="provision")
+        try:
+            async with self.store.read() as tx:
+                waiting = await self.waiting_for(tx, obj)
+                call = await self.apply(tx, obj) if waiting is None else None
+            if call is not None:
+                await self._call("apply", obj, call())
+        except ProviderError as error:
+            return await self._failed(obj, error, phase="provision")
         async with self.store.write() as tx:
             stored = await self.load(tx, obj.id)  # type: ignore[attr-defined]
             if stored is None or is_deleting(stored) or stored.metadata.version != obj.metadata.version:  # type: ignore[attr-defined]
@@ -182,11 +196,13 @@ class ProvisioningReconciler(ObjectReconciler):
             return Result()  # never provisioned (or not ours to tear down)
         if obj.status.state == self.state("DELETE_FAILED"):  # type: ignore[attr-defined]
             return Result()  # waits for Delete or Signal
-        async with self.store.read() as tx:
-            try:
-                await self._call("teardown", obj, self.teardown(tx, obj))
-            except ProviderError as error:
-                return await self._failed(obj, error, phase="teardown")
+        try:
+            async with self.store.read() as tx:
+                call = await self.teardown(tx, obj)
+            if call is not None:
+                await self._call("teardown", obj, call())
+        except ProviderError as error:
+            return await self._failed(obj, error, phase="teardown")
         async with self.store.write() as tx:
             stored = await self.load(tx, obj.id)  # type: ignore[attr-defined]
             if stored is None:
@@ -228,7 +244,7 @@ class ProvisioningReconciler(ObjectReconciler):
             return Result()
         raise TransientError(status.message, delay=self.networking.backoff(attempt))
 
-    async def _call(self, operation: str, obj: Message, call: Awaitable[None]) -> None:
+    async def _call(self, operation: str, obj: Message, call: Awaitable[object]) -> None:
         """Run one provider step, timing it and logging one record per call (§12)."""
         started = time.perf_counter()
         result = "ok"

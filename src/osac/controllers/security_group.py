@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial
 
 from google.protobuf.message import Message
 
 from osac.controllers import topology
-from osac.controllers.provisioning import ProvisioningReconciler
+from osac.controllers.provisioning import ProviderCall, ProvisioningReconciler
 from osac.controllers.waiters import Awaited
 from osac.providers.interfaces import SecurityRuleSpec
 from osac.store.objects import Tx
@@ -38,11 +39,12 @@ class SecurityGroupReconciler(ProvisioningReconciler):
         vn_id = obj.spec.virtual_network  # type: ignore[attr-defined]
         return topology.waiting_message("virtual_network", await topology.get(tx, "virtual_network", vn_id), vn_id)
 
-    async def apply(self, tx: Tx, obj: Message) -> None:
+    async def apply(self, tx: Tx, obj: Message) -> ProviderCall:
         spec = obj.spec  # type: ignore[attr-defined]
         fabric = await topology.fabric_for_vn(tx, self.networking.managers, spec.virtual_network)
-        await fabric.apply_security_group(obj.id, spec.virtual_network, rule_specs(spec.ingress), rule_specs(spec.egress))  # type: ignore[attr-defined]
+        return partial(fabric.apply_security_group, obj.id, spec.virtual_network,  # type: ignore[attr-defined]
+                       rule_specs(spec.ingress), rule_specs(spec.egress))
 
-    async def teardown(self, tx: Tx, obj: Message) -> None:
+    async def teardown(self, tx: Tx, obj: Message) -> ProviderCall:
         fabric = await topology.fabric_for_vn(tx, self.networking.managers, obj.spec.virtual_network)  # type: ignore[attr-defined]
-        await fabric.delete_security_group(obj.id)  # type: ignore[attr-defined]
+        return partial(fabric.delete_security_group, obj.id)  # type: ignore[attr-defined]

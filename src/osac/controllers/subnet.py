@@ -8,7 +8,7 @@ import ipaddress
 from google.protobuf.message import Message
 
 from osac.controllers import topology
-from osac.controllers.provisioning import ProvisioningReconciler
+from osac.controllers.provisioning import ProviderCall, ProvisioningReconciler
 from osac.controllers.waiters import Awaited
 from osac.ipam import allocator
 from osac.providers.interfaces import SubnetSpec
@@ -44,19 +44,29 @@ class SubnetReconciler(ProvisioningReconciler):
         vn_id = obj.spec.virtual_network  # type: ignore[attr-defined]
         return topology.waiting_message("virtual_network", await topology.get(tx, "virtual_network", vn_id), vn_id)
 
-    async def apply(self, tx: Tx, obj: Message) -> None:
+    async def apply(self, tx: Tx, obj: Message) -> ProviderCall:
         network_class = await topology.network_class_of(tx, obj.spec.virtual_network)  # type: ignore[attr-defined]
-        await topology.fabric_of(self.networking.managers, network_class).create_subnet(subnet_spec(obj))
+        fabric = topology.fabric_of(self.networking.managers, network_class)
         k8s = topology.k8s_of(self.networking.managers, network_class)
-        if k8s is not None:
-            await k8s.create_subnet_overlay(obj.id, segment=obj.id)  # type: ignore[attr-defined]
 
-    async def teardown(self, tx: Tx, obj: Message) -> None:
+        async def create() -> None:
+            await fabric.create_subnet(subnet_spec(obj))
+            if k8s is not None:
+                await k8s.create_subnet_overlay(obj.id, segment=obj.id)  # type: ignore[attr-defined]
+
+        return create
+
+    async def teardown(self, tx: Tx, obj: Message) -> ProviderCall:
         network_class = await topology.network_class_of(tx, obj.spec.virtual_network)  # type: ignore[attr-defined]
+        fabric = topology.fabric_of(self.networking.managers, network_class)
         k8s = topology.k8s_of(self.networking.managers, network_class)
-        if k8s is not None:
-            await k8s.delete_subnet_overlay(obj.id)  # type: ignore[attr-defined]
-        await topology.fabric_of(self.networking.managers, network_class).delete_subnet(obj.id)  # type: ignore[attr-defined]
+
+        async def delete() -> None:
+            if k8s is not None:
+                await k8s.delete_subnet_overlay(obj.id)  # type: ignore[attr-defined]
+            await fabric.delete_subnet(obj.id)  # type: ignore[attr-defined]
+
+        return delete
 
     async def released(self, tx: Tx, obj: Message) -> None:
         await addresses.lock_counted(tx, addresses.SUBNET, [obj.id])  # type: ignore[attr-defined]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from google.protobuf.message import Message
 
 from osac.controllers import topology
-from osac.controllers.provisioning import ProvisioningReconciler
+from osac.controllers.provisioning import ProviderCall, ProvisioningReconciler
 from osac.controllers.waiters import Awaited
 from osac.store.objects import Tx
 
@@ -20,11 +22,11 @@ class VirtualNetworkReconciler(ProvisioningReconciler):
         network_class = await topology.get(tx, "network_class", obj.spec.network_class)  # type: ignore[attr-defined]
         return topology.waiting_message("network_class", network_class, obj.spec.network_class)  # type: ignore[attr-defined]
 
-    async def apply(self, tx: Tx, obj: Message) -> None:
+    async def apply(self, tx: Tx, obj: Message) -> ProviderCall:
         fabric = await topology.fabric_for_vn(tx, self.networking.managers, obj.id)  # type: ignore[attr-defined]
         cidrs = [c for c in (obj.spec.ipv4_cidr, obj.spec.ipv6_cidr) if c]  # type: ignore[attr-defined]
-        await fabric.create_virtual_network(obj.id, cidrs)  # type: ignore[attr-defined]
+        return partial(fabric.create_virtual_network, obj.id, cidrs)  # type: ignore[attr-defined]
 
-    async def teardown(self, tx: Tx, obj: Message) -> None:
+    async def teardown(self, tx: Tx, obj: Message) -> ProviderCall:
         fabric = await topology.fabric_for_vn(tx, self.networking.managers, obj.id)  # type: ignore[attr-defined]
-        await fabric.delete_virtual_network(obj.id)  # type: ignore[attr-defined]
+        return partial(fabric.delete_virtual_network, obj.id)  # type: ignore[attr-defined]
