@@ -149,3 +149,23 @@ async def test_networking_metrics_follow_the_pool_and_readiness(live) -> None:
     assert 'osac_external_ip_pool_addresses{pool="public-v4",state="total"} 254.0' in metrics
     assert 'osac_networking_ready_seconds_count{kind="subnet"}' in metrics
     assert 'osac_network_provider_operation_seconds_count{kind="virtual_network",operation="apply",result="ok"}' in metrics
+
+
+async def test_no_database_connection_is_held_while_the_fabric_works(live) -> None:
+    # The default VirtualNetwork's fabric call takes 2 s: while it runs, the reconciler holds no
+    # connection (it looked up what the call needs in a read snapshot it closed before calling).
+    server, admin = live
+    await admin.request("POST", "/api/private/v1/simulator/faults", json={
+        "fault": "fabric_latency", "params": {"operation": "create_virtual_network", "seconds": 2}})
+    created = (await admin.request("POST", "/api/fulfillment/v1/tenants", json={"metadata": {"name": "acme"}})).json()
+    await asyncio.sleep(0.5)  # the VirtualNetwork's pass is inside its fabric call now
+    pool = server.app.engines.reader.sync_engine.pool
+    held = []
+    for _ in range(20):
+        held.append(pool.checkedout())
+        await asyncio.sleep(0.02)
+    networks = (await admin.request("GET", "/api/fulfillment/v1/virtual_networks")).json()["items"]
+    assert [n["status"]["state"] for n in networks] == ["VIRTUAL_NETWORK_STATE_PENDING"]  # still in the call
+    assert min(held) == 0, held
+    await wait_for(admin, f"/api/fulfillment/v1/tenants/{created['id']}",
+                   lambda t: t["status"]["state"] == "TENANT_STATE_READY", timeout=30)
