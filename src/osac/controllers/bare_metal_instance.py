@@ -203,7 +203,7 @@ class BareMetalInstanceReconciler(ObjectReconciler):
             hints.append(until(observation.next_change_at, self.store.clock.now()))
         if host_name and progress.steps.failed is None:
             hints.append(REFRESH)
-        if self._follow(inputs.id, awaited):
+        if self.waiters.wait(inputs.id, awaited):  # new: it may have changed before it was followed
             return Result(requeue_after=timedelta(0))
         return Result(requeue_after=earliest_requeue(*hints))
 
@@ -259,7 +259,7 @@ class BareMetalInstanceReconciler(ObjectReconciler):
         if written is not None and written.archived:
             self._forget(inputs.id)
             return Result()
-        if self._follow(inputs.id, progress.awaited):
+        if self.waiters.wait(inputs.id, progress.awaited):  # new: look again at once
             return Result(requeue_after=timedelta(0))
         return Result(requeue_after=earliest_requeue(progress.requeue_after,
                                                      WAIT_INTERVAL if progress.awaited else None))
@@ -363,12 +363,6 @@ class BareMetalInstanceReconciler(ObjectReconciler):
         value = self.descriptor.state_value(name)
         assert value is not None
         return value
-
-    def _follow(self, instance_id: str, awaited: tuple[Awaited, ...]) -> bool:
-        """Follow ``awaited`` (nothing more when empty). True when it names an object not
-        followed before: it may have changed between this pass's read and now unnoticed, so the
-        instance looks again at once."""
-        return self.waiters.wait(instance_id, awaited)
 
     def _forget(self, instance_id: str) -> None:
         self.waiters.forget(instance_id)

@@ -48,6 +48,7 @@ from sqlalchemy import select
 
 from osac.controllers import cluster_metrics, compute_inputs, compute_spec, topology, workload_metrics
 from osac.controllers.compute_teardown import ComputeTeardown, TeardownStep
+from osac.controllers.external_ip_attachment import target_address
 from osac.controllers.networking_metrics import CLEANUP_FAILURES
 from osac.controllers.objects import (
     CONTROLLER_FINALIZER,
@@ -379,8 +380,8 @@ class ComputeInstanceReconciler(ObjectReconciler):
         is_first_running = (
             result.status.state == RUNNING and previous.state != RUNNING and not await _has_been_ready(tx, instance_id)
         )
-        awaited = _awaited(stored, outcome, tenant, external, _dnat_target(result.status))
-        looks_again = self._follow(instance_id, awaited, has_stored_target=bool(_dnat_target(previous)))
+        awaited = _awaited(stored, outcome, tenant, external, target_address(KIND, updated, endpoint=0))
+        looks_again = self._follow(instance_id, awaited, has_stored_target=bool(target_address(KIND, stored, endpoint=0)))
         return _Derived(stored, updated, tuple(result.events), step.is_complete, result.requeue_after,
                         bool(awaited), looks_again, is_first_running, now)
 
@@ -439,19 +440,11 @@ class ComputeInstanceReconciler(ObjectReconciler):
         self.teardown.forget(instance_id)
 
 
-def _dnat_target(status: derivation.ComputeInstanceStatusView) -> str:
-    """The address an attachment DNATs to (``external_ip_attachment.target_address``): the
-    primary interface's, else the internal address; empty while the VM reports none."""
-    entries = status.compute_network_attachment_statuses
-    primary = next((e for e in entries if e.primary), entries[0] if entries else None)
-    return (primary.ip_address if primary is not None else "") or status.internal_ip_address
-
-
 def _awaited(stored: Message, outcome: PassOutcome, tenant: OwningTenant, external: compute_inputs.ExternalAddress,
              address: str) -> tuple[Awaited, ...]:
     """What the instance waits for after this pass: the tenant while either of the pass's reads
     found it not READY, the pending attachments once the instance has an ``address`` to be
-    DNAT'ed to, the children its teardown waits for."""
+    DNAT'ed to (``external_ip_attachment.target_address``), the children its teardown waits for."""
     if is_deleting(stored):
         return outcome.teardown.awaited if outcome.teardown is not None else ()
     held_back = outcome.tenant.awaited if outcome.tenant is not None else ()

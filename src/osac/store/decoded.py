@@ -6,7 +6,7 @@ object twice, a resync reads every object it last read). An object's stored JSON
 without its ``metadata.version`` changing (every write goes through ``Tx.insert``/``Tx.replace``,
 which set the new version in the JSON), so a parse can be kept under that key and handed out
 again as a copy decoded from its binary form, which costs a small fraction of a JSON parse.
-A version written by this process is kept once its transaction commits (``remember``), so the
+A version written by this process is kept once its transaction commits (``remembering``), so the
 Watch streams and the writer's next read of it do not parse it at all.
 
 One cache per ``Store`` (one database); the least recently used entries go beyond ``capacity``.
@@ -15,6 +15,7 @@ One cache per ``Store`` (one database); the least recently used entries go beyon
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from google.protobuf.message import Message
@@ -53,14 +54,16 @@ class Decoded:
         self._keep(key, message.SerializeToString())
         return message
 
-    def remember(self, message: Message) -> None:
-        """Keep ``message`` as the parse of its (id, version): call it only once the write that
-        stored exactly this message committed (a rolled-back version may be written again with
-        other content)."""
+    def remembering(self, message: Message) -> Callable[[], None]:
+        """What keeps ``message``, as it is now, as the parse of its (id, version): call it only
+        once the write that stored exactly this message committed (a rolled-back version may be
+        written again with other content)."""
         object_id = str(message.id)  # type: ignore[attr-defined]
         version = int(message.metadata.version)  # type: ignore[attr-defined]
-        if object_id and version > 0:
-            self._keep((message.DESCRIPTOR.full_name, object_id, version), message.SerializeToString())
+        if not object_id or version <= 0:
+            return lambda: None
+        key, raw = (message.DESCRIPTOR.full_name, object_id, version), message.SerializeToString()
+        return lambda: self._keep(key, raw)
 
     def _keep(self, key: tuple[str, str, int], raw: bytes) -> None:
         self._entries[key] = raw

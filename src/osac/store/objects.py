@@ -4,8 +4,9 @@ All writes go through ``Tx``: each changed object gets exactly one event row in 
 transaction, with a revision taken from the counter row (whose row lock orders revisions by
 commit). The revisions are taken, and the event rows appended, as the transaction's last
 statements before its commit, so the counter row that every writer updates is locked only that
-long: a long write transaction does not hold up the others. Optimistic concurrency is a conditional UPDATE on ``version``, so two writers can never
-both succeed from the same version, whatever the caller checked before.
+long: a long write transaction does not hold up the others. Optimistic concurrency is a
+conditional UPDATE on ``version``, so two writers can never both succeed from the same version,
+whatever the caller checked before.
 """
 
 from __future__ import annotations
@@ -106,11 +107,8 @@ class Tx:
 
     def _remember(self, message: Message) -> None:
         """Keep the written ``message`` as the parse of its version once this transaction commits."""
-        decoded = self._decoded
-        if decoded is not None:
-            kept = type(message)()
-            kept.CopyFrom(message)  # the caller may change its message after the write
-            self.after_commit(lambda: decoded.remember(kept))
+        if self._decoded is not None:  # serialised now: the caller may change its message later
+            self.after_commit(self._decoded.remembering(message))
 
     # -- reads ---------------------------------------------------------------------------------
 
