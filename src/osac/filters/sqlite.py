@@ -123,15 +123,14 @@ class SqliteJson(JsonDialect):
 
     def starts_with(self, text: ColumnElement[str], prefix: ColumnElement[str] | str) -> ColumnElement[bool]:
         if isinstance(prefix, str):
-            if not prefix:
-                return text.is_not(None)
             return func.substr(text, 1, len(prefix), type_=String) == prefix
         return func.substr(text, 1, func.length(prefix), type_=String) == prefix
 
     def ends_with(self, text: ColumnElement[str], suffix: ColumnElement[str] | str) -> ColumnElement[bool]:
         if isinstance(suffix, str):
             if not suffix:
-                return text.is_not(None)
+                # True for any text and NULL for NULL: a missing value stays an error under ``!``.
+                return func.length(text) >= 0
             return func.substr(text, -len(suffix), type_=String) == suffix
         # substr(x, -0) is the whole string, so count from the left instead.
         start = func.length(text) - func.length(suffix) + 1
