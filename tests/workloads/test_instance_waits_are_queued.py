@@ -99,6 +99,20 @@ async def test_vm_gets_its_external_address_when_its_attachment_is_ready(live) -
     assert vm["status"]["external_ip_address"] == eip["status"]["address"]
 
 
+async def test_vm_loses_its_external_address_when_its_attachment_is_deleted(live) -> None:
+    vmaas, _ = live
+    created = await vmaas.create("web", auto_external_ip_attachment=True)
+    await vmaas.until(created["id"], _has_external_address, timeout=PROMPTLY)
+    [attachment] = [a for a in (await vmaas.get(f"{PUBLIC}/external_ip_attachments"))["items"]
+                    if a["metadata"].get("labels", {}).get(AUTO_FOR) == created["id"]]
+    # When its attachment is deleted (the VM stays)
+    path = f"{PUBLIC}/external_ip_attachments/{attachment['id']}"
+    assert (await vmaas.alice.request("DELETE", path)).status_code == 200
+    # Then the VM stops showing the external address long before any safety net
+    vm = await vmaas.until(created["id"], lambda v: not v["status"].get("external_ip_address"), timeout=PROMPTLY)
+    assert vm["status"]["state"] == "COMPUTE_INSTANCE_STATE_RUNNING"
+
+
 async def test_vm_deletion_completes_when_its_auto_children_are_archived(live) -> None:
     vmaas, _ = live
     created = await vmaas.create("web", auto_external_ip_attachment=True)

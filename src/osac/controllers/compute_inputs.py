@@ -9,6 +9,8 @@ target the instance and passes the address of their ExternalIP to the derivation
 ``external_ip_address``; with none READY (none yet, detached, deleted) it passes an empty one,
 which clears the field. The attachments not READY yet are named (``pending``): once the instance
 has an address, it follows them (``dependents``), so the attachment's change to READY queues it.
+It also follows the READY attachment whose address it publishes (``source``), so that
+attachment's deletion (or its leaving READY) clears the address at once.
 """
 
 from __future__ import annotations
@@ -24,9 +26,11 @@ from osac.store.objects import Tx
 
 @dataclass(frozen=True)
 class ExternalAddress:
-    """The address to publish and the attachments that may still give one (their ids)."""
+    """The address to publish, the attachment it comes from and the attachments that may still
+    give one (their ids)."""
 
     address: str
+    source: str = ""
     pending: tuple[str, ...] = ()
 
 
@@ -36,7 +40,7 @@ async def external_address(tx: Tx, instance_id: str) -> ExternalAddress:
     kind = registry.get("external_ip_attachment")
     ready_state = kind.state_value("READY")
     attachments = await tx.find(kind, field_equals(tx, kind, "spec.compute_instance", instance_id))
-    address = ""
+    address = source = ""
     pending: list[str] = []
     for attachment in sorted(attachments, key=lambda a: a.id):  # type: ignore[attr-defined]
         if attachment.metadata.HasField("deletion_timestamp"):  # type: ignore[attr-defined]
@@ -47,5 +51,5 @@ async def external_address(tx: Tx, instance_id: str) -> ExternalAddress:
             continue
         eip = await topology.get(tx, "external_ip", attachment.spec.external_ip)  # type: ignore[attr-defined]
         if eip is not None and not address:
-            address = str(eip.status.address)  # type: ignore[attr-defined]
-    return ExternalAddress(address, tuple(pending))
+            address, source = str(eip.status.address), attachment.id  # type: ignore[attr-defined]
+    return ExternalAddress(address, source, tuple(pending))

@@ -444,12 +444,13 @@ def _awaited(stored: Message, outcome: PassOutcome, tenant: OwningTenant, extern
              address: str) -> tuple[Awaited, ...]:
     """What the instance waits for after this pass: the tenant while either of the pass's reads
     found it not READY, the pending attachments once the instance has an ``address`` to be
-    DNAT'ed to (``external_ip_attachment.target_address``), the children its teardown waits for."""
+    DNAT'ed to (``external_ip_attachment.target_address``), the attachment whose address it
+    publishes, the children its teardown waits for."""
     if is_deleting(stored):
         return outcome.teardown.awaited if outcome.teardown is not None else ()
     held_back = outcome.tenant.awaited if outcome.tenant is not None else ()
-    attachments = tuple(("external_ip_attachment", a) for a in external.pending) if address else ()
-    return (*held_back, *tenant.awaited, *attachments)
+    attachments = (*(external.pending if address else ()), *((external.source,) if external.source else ()))
+    return (*held_back, *tenant.awaited, *(("external_ip_attachment", a) for a in attachments))
 
 
 def restart_requested_at(instance: Message) -> datetime | None:

@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import event
-from sqlalchemy.dialects.sqlite.aiosqlite import AsyncAdapt_aiosqlite_connection
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import NullPool
+
+from osac.store.sqlite_driver import OneTripDBAPI
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 
@@ -71,31 +72,19 @@ def create_engines(url: str) -> Engines:
     return Engines(url, engine, engine)
 
 
-def _close_sqlite_in_its_thread(connection: AsyncAdapt_aiosqlite_connection) -> None:
-    """Terminate an aiosqlite connection (one invalidated while its task was being cancelled)
-    by stopping its thread, which closes the SQLite handle there.
-
-    The library's default first tries a graceful close in a shielded task and, when the
-    cancellation arrives, also stops the thread; the shielded close then waits for a thread
-    that is gone, and cancelling it at shutdown makes it wait again: the event loop never
-    finishes closing. Stopping the thread alone is the whole close for SQLite.
-    """
-    connection._terminate_force_close()
-
-
-AsyncAdapt_aiosqlite_connection.terminate = _close_sqlite_in_its_thread  # type: ignore[method-assign,assignment]
-
-
 def _sqlite_engine(url: str, *, immediate: bool) -> AsyncEngine:
+    driver = OneTripDBAPI()
     if ":memory:" in url:
-        engine = create_async_engine(url, poolclass=NullPool)
+        engine = create_async_engine(url, module=driver, poolclass=NullPool)
     elif immediate:
         # One writer connection: SQLite admits one writer anyway, and queueing in the pool is
         # fair, whereas writers waiting in SQLite's busy handler poll and starve (p99 730 ms ->
         # 120 ms at the same throughput, docs/benchmarks.md).
-        engine = create_async_engine(url, pool_size=1, max_overflow=0, pool_timeout=SQLITE_BUSY_TIMEOUT_MS / 1000)
+        engine = create_async_engine(
+            url, module=driver, pool_size=1, max_overflow=0, pool_timeout=SQLITE_BUSY_TIMEOUT_MS / 1000
+        )
     else:
-        engine = create_async_engine(url, pool_size=8, max_overflow=8)
+        engine = create_async_engine(url, module=driver, pool_size=8, max_overflow=8)
     begin = "BEGIN IMMEDIATE" if immediate else "BEGIN"
 
     @event.listens_for(engine.sync_engine, "connect")
