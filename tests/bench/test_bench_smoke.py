@@ -31,7 +31,8 @@ async def test_api_throughput(db: str) -> None:
     for row in rows:
         assert row["db"] == db and row["ops"] == 50
         assert row["ops_per_s"] > 0
-        assert 0 < row["p50_ms"] <= row["p99_ms"]
+        # A raw primary-key read from SQLite's page cache can take under the 0.005 ms that rounds to 0.
+        assert 0 <= row["p50_ms"] <= row["p99_ms"] and row["p99_ms"] > 0
         if row["path"] != "raw":
             assert row["pct_of_raw"] > 0
 

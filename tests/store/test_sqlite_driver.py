@@ -1,5 +1,6 @@
-"""The embedded database's driver: a statement is one trip to the SQLite thread, and what
-SQLAlchemy reads back (rows, row counts, row ids, errors) is what SQLite said."""
+"""The embedded database's driver: a statement is one trip to the SQLite thread (a transaction's
+BEGIN rides with its first statement), and what SQLAlchemy reads back (rows, row counts, row ids,
+errors) is what SQLite said."""
 
 from __future__ import annotations
 
@@ -45,7 +46,14 @@ async def test_a_statement_is_one_trip_and_its_results_come_back_whole(tmp_path:
             empty = await connection.execute(text("SELECT id FROM t WHERE id > 10"))
             assert list(empty.keys()) == ["id"] and empty.all() == []
             assert counter.items == 5
-            raw.driver_connection._tx = counter.queue
+        # The transaction's BEGIN went with its first statement: its end is the only other trip.
+        assert counter.items == 6
+        async with engines.writer.begin():
+            pass
+        assert counter.items == 6, "a transaction that ran nothing makes no trip"
+        async with engines.writer.begin() as connection:
+            assert (await connection.execute(text("SELECT count(*) FROM t"))).scalar_one() == 3
+        assert counter.items == 8
     finally:
         await engines.dispose()
 

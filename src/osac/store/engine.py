@@ -98,7 +98,7 @@ def _sqlite_engine(url: str, *, immediate: bool) -> AsyncEngine:
 
     @event.listens_for(engine.sync_engine, "begin")
     def _begin(connection: Any) -> None:
-        connection.exec_driver_sql(begin)
+        connection.connection.dbapi_connection.begin(begin)
 
     return engine
 

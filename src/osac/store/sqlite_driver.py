@@ -8,6 +8,11 @@ CPU under load (docs/benchmarks.md). Here a statement is one trip: a function ru
 opens a cursor, executes, reads every row and closes the cursor, and the event loop gets the
 description, rows, row count and last row id back at once. Rows are buffered as before (the
 adapter never streamed them either).
+
+A transaction's ``BEGIN`` rides on its first statement's trip too (``OneTripConnection.begin``);
+each trip also brings back whether SQLite has a transaction open, so a commit or rollback with
+none open (a transaction that ran no statement, the pool's rollback of a connection whose
+transaction was committed) makes no trip.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import aiosqlite
+from sqlalchemy.connectors.asyncio import AsyncIODBAPIConnection
 from sqlalchemy.dialects.sqlite.aiosqlite import (
     AsyncAdapt_aiosqlite_connection,
     AsyncAdapt_aiosqlite_cursor,
@@ -26,30 +32,36 @@ from sqlalchemy.dialects.sqlite.aiosqlite import (
 from sqlalchemy.util.concurrency import await_
 
 Description = Sequence[tuple[Any, ...]] | None
-Outcome = tuple[Description, list[Any], int, int | None]
+#: description, rows, row count, last row id, whether a transaction is open
+Outcome = tuple[Description, list[Any], int, int | None, bool]
 
 
-def _execute(connection: sqlite3.Connection, operation: str, parameters: Any) -> Outcome:
-    """One statement, run in the connection's thread."""
+def _execute(connection: sqlite3.Connection, begin: str | None, operation: str, parameters: Any) -> Outcome:
+    """One statement (after ``begin``, when the transaction starts with it), run in the
+    connection's thread."""
     cursor = connection.cursor()
     try:
+        if begin is not None:
+            cursor.execute(begin)
         if parameters is None:
             cursor.execute(operation)
         else:
             cursor.execute(operation, parameters)
         description = cursor.description
         rows = cursor.fetchall() if description else []
-        return description, rows, cursor.rowcount, cursor.lastrowid
+        return description, rows, cursor.rowcount, cursor.lastrowid, connection.in_transaction
     finally:
         cursor.close()
 
 
-def _execute_many(connection: sqlite3.Connection, operation: str, parameters: Any) -> Outcome:
+def _execute_many(connection: sqlite3.Connection, begin: str | None, operation: str, parameters: Any) -> Outcome:
     """One statement for each set of parameters, run in the connection's thread."""
     cursor = connection.cursor()
     try:
+        if begin is not None:
+            cursor.execute(begin)
         cursor.executemany(operation, parameters)
-        return None, [], cursor.rowcount, cursor.lastrowid
+        return None, [], cursor.rowcount, cursor.lastrowid, connection.in_transaction
     finally:
         cursor.close()
 
@@ -109,9 +121,12 @@ class OneTripCursor(AsyncAdapt_aiosqlite_cursor):
 
     async def _run(self, function: Any, operation: Any, parameters: Any) -> None:
         connection: aiosqlite.Connection = self._connection  # type: ignore[assignment]
-        async with self._adapt_connection._execute_mutex:
-            outcome: Outcome = await connection._execute(function, connection._conn, operation, parameters)
-        self._description, rows, self._rowcount, self._lastrowid = outcome
+        adapted: OneTripConnection = self._adapt_connection  # type: ignore[assignment]
+        async with adapted._execute_mutex:
+            begin, adapted.pending_begin = adapted.pending_begin, None
+            adapted.in_transaction = True  # until SQLite says otherwise (a failed statement does not)
+            outcome: Outcome = await connection._execute(function, connection._conn, begin, operation, parameters)
+        self._description, rows, self._rowcount, self._lastrowid, adapted.in_transaction = outcome
         self._rows = deque(rows)
 
     def setinputsizes(self, *inputsizes: Any) -> None:
@@ -119,8 +134,33 @@ class OneTripCursor(AsyncAdapt_aiosqlite_cursor):
 
 
 class OneTripConnection(AsyncAdapt_aiosqlite_connection):
-    __slots__ = ()
+    __slots__ = ("pending_begin", "in_transaction")
     _cursor_cls = OneTripCursor  # type: ignore[assignment]
+
+    def __init__(self, dbapi: Any, connection: AsyncIODBAPIConnection) -> None:
+        super().__init__(dbapi, connection)
+        #: The ``BEGIN`` statement of a transaction that has run no statement yet.
+        self.pending_begin: str | None = None
+        #: Whether SQLite had a transaction open after the last trip (True when unknown).
+        self.in_transaction = True
+
+    def begin(self, statement: str) -> None:
+        """Start a transaction with ``statement`` (``BEGIN`` or ``BEGIN IMMEDIATE``), sent with
+        the transaction's first statement. Until then no transaction is open in SQLite."""
+        self.pending_begin = statement
+
+    def commit(self) -> None:
+        self._end(super().commit)
+
+    def rollback(self) -> None:
+        self._end(super().rollback)
+
+    def _end(self, end: Any) -> None:
+        """Commit or roll back, with a trip only if SQLite may have a transaction open."""
+        self.pending_begin = None
+        if self.in_transaction:
+            end()
+            self.in_transaction = False
 
     def terminate(self) -> None:
         """Terminate a connection (one invalidated while its task was being cancelled) by
