@@ -3,6 +3,8 @@ effect on the targeted host only, and clearing it resumes normal behaviour."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from osac.clock import FakeClock
@@ -123,3 +125,21 @@ async def test_host_broken(baremetal: SimulatedBareMetal, runtime: SimulatorRunt
     healed = (await baremetal.observe_host(HOST)).host
     assert healed is not None
     assert (healed["status"]["operationalStatus"], healed["status"]["errorType"]) == ("OK", "")
+
+
+async def test_a_fault_created_or_cleared_is_a_notice_at_once(
+    baremetal: SimulatedBareMetal, runtime: SimulatorRuntime, clock: FakeClock
+) -> None:
+    notices = baremetal.subscribe()
+    first = asyncio.ensure_future(anext(notices))
+    await asyncio.sleep(0.05)  # the feed is waiting: nothing is due
+    assert not first.done()
+    # A fault on one host is a notice for that host
+    await runtime.fault_changed("host", HOST)
+    notice = await asyncio.wait_for(first, 5)
+    assert (notice.kind, notice.key, notice.changed_at) == ("host", HOST, clock.now())
+    # A fault on every host (``*``) is a notice for each host of the inventory
+    await runtime.fault_changed("host", "*")
+    keys = {(await asyncio.wait_for(anext(notices), 5)).key for _ in range(3)}
+    assert keys == {HOST, OTHER, "bm-std-003"}
+    await notices.aclose()

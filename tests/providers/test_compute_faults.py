@@ -3,6 +3,8 @@ its effect on the targeted VM only, and clearing it resumes normal behaviour."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from osac.clock import FakeClock
@@ -168,3 +170,23 @@ async def test_a_fault_for_every_vm(kubevirt: SimulatedKubeVirt, runtime: Simula
         with pytest.raises(TransientProviderError) as caught:
             await kubevirt.apply_virtual_machine(instance, vm_spec())
         assert caught.value.reason == "SimulatedFailure"
+
+
+async def test_a_fault_created_or_cleared_is_a_notice_at_once(
+    kubevirt: SimulatedKubeVirt, runtime: SimulatorRuntime, clock: FakeClock
+) -> None:
+    await running(kubevirt, clock, VM)
+    await running(kubevirt, clock, OTHER)
+    notices = kubevirt.subscribe(since=clock.now())
+    first = asyncio.ensure_future(anext(notices))
+    await asyncio.sleep(0.05)  # the feed is waiting: nothing is due after now
+    assert not first.done()
+    # A fault on one VM is a notice for that VM, at the time it was made
+    await runtime.fault_changed("compute_instance", VM)
+    notice = await asyncio.wait_for(first, 5)
+    assert (notice.kind, notice.key, notice.changed_at) == ("compute_instance", VM, clock.now())
+    # A fault on every VM (``*``) is a notice for each of them
+    await runtime.fault_changed("compute_instance", "*")
+    keys = {(await asyncio.wait_for(anext(notices), 5)).key for _ in range(2)}
+    assert keys == {VM, OTHER}
+    await notices.aclose()

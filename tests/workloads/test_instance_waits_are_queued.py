@@ -1,5 +1,6 @@
 """Instances waiting for what another reconciler produces are queued by its change
-(docs/controllers.md, dependents): a VM's external address by its attachment turning READY, an
+(docs/controllers.md, dependents), and by the provider's change notices: a VM's external address
+by its attachment turning READY (and cleared by its deletion), a VM's status by a fault, an
 instance held back by its tenant by the tenant turning READY, a teardown waiting for its
 auto-provisioned children by their archive.
 
@@ -111,6 +112,20 @@ async def test_vm_loses_its_external_address_when_its_attachment_is_deleted(live
     # Then the VM stops showing the external address long before any safety net
     vm = await vmaas.until(created["id"], lambda v: not v["status"].get("external_ip_address"), timeout=PROMPTLY)
     assert vm["status"]["state"] == "COMPUTE_INSTANCE_STATE_RUNNING"
+
+
+async def test_vm_status_follows_a_simulator_fault_as_it_is_set_and_cleared(live) -> None:
+    vmaas, _ = live
+    created = await vmaas.create("flaky")
+    await vmaas.until(created["id"], is_reachable, timeout=PROMPTLY)
+    # When a fault makes the VM report an error (no Signal, no resync within the test)
+    fault = await vmaas.fault(created["id"], "vm_status", printable_status="ErrorUnschedulable")
+    # Then the instance shows it at once, and recovers at once when the fault is cleared
+    await vmaas.until(created["id"], lambda v: v["status"]["state"] == "COMPUTE_INSTANCE_STATE_FAILED",
+                      timeout=PROMPTLY)
+    await vmaas.clear(fault)
+    await vmaas.until(created["id"], lambda v: v["status"]["state"] == "COMPUTE_INSTANCE_STATE_RUNNING",
+                      timeout=PROMPTLY)
 
 
 async def test_vm_deletion_completes_when_its_auto_children_are_archived(live) -> None:

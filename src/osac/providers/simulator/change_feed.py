@@ -8,7 +8,9 @@ The feed reads due times from ``sim_compute_steps`` (all objects of one kind, th
 - on any other clock it waits for the next due time.
 
 Either way a call of the same provider that plans new steps wakes it at once, and it looks again
-at least every ``IDLE_RESCAN`` real seconds for steps planned by another process.
+at least every ``IDLE_RESCAN`` real seconds for steps planned by another process. A change that
+is no step (a fault created or cleared, which alters the next observation) is announced
+(``Wakeup.announce``) and reported at once.
 
 A step is planned with the time of its call as its earliest due time, which may lie a moment
 before a scan that cannot see it yet (its transaction has not committed). Each scan therefore
@@ -18,8 +20,9 @@ looks ``GRACE`` back and remembers what it already reported, so no step is misse
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -35,24 +38,40 @@ GRACE = timedelta(seconds=30)
 IDLE_RESCAN = 1.0
 
 
+@dataclass(eq=False)
+class Listener:
+    """One running feed: its wake-up and the changes announced to it, not reported yet."""
+
+    event: asyncio.Event = field(default_factory=asyncio.Event)
+    announced: list[tuple[str, datetime]] = field(default_factory=list)
+
+
 class Wakeup:
-    """Wakes every running feed of one provider after it planned new steps."""
+    """Wakes every running feed of one provider after it planned new steps, or tells them of
+    changes that are no steps."""
 
     def __init__(self) -> None:
-        self._events: set[asyncio.Event] = set()
+        self._listeners: set[Listener] = set()
 
     def notify(self) -> None:
-        for event in self._events:
-            event.set()
+        for listener in self._listeners:
+            listener.event.set()
+
+    def announce(self, keys: Iterable[str], changed_at: datetime) -> None:
+        """Every running feed reports a notice for each of ``keys`` at once."""
+        changes = [(key, changed_at) for key in keys]
+        for listener in self._listeners:
+            listener.announced.extend(changes)
+            listener.event.set()
 
     @contextmanager
-    def listener(self) -> Iterator[asyncio.Event]:
-        event = asyncio.Event()
-        self._events.add(event)
+    def listener(self) -> Iterator[Listener]:
+        listener = Listener()
+        self._listeners.add(listener)
         try:
-            yield event
+            yield listener
         finally:
-            self._events.discard(event)
+            self._listeners.discard(listener)
 
 
 async def follow(
@@ -65,9 +84,13 @@ async def follow(
     inclusive = since is None
     watermark = origin
     reported: dict[tuple[str, int, datetime], None] = {}
-    with wakeup.listener() as event, (schedulers or Schedulers()).running(kind, event) as scheduler:
+    with wakeup.listener() as listener, (schedulers or Schedulers()).running(kind, listener.event) as scheduler:
+        event = listener.event
         while True:
             event.clear()
+            announced, listener.announced = listener.announced, []
+            for key, changed_at in announced:
+                yield ChangeNotice(kind=kind, key=key, changed_at=changed_at)
             started = clock.now()
             now = to_db(started)
             for step in await plan_steps.due_between(engine, kind, max(origin, watermark - GRACE), now):

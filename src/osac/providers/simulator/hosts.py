@@ -75,6 +75,7 @@ class SimulatedBareMetal:
         self.settings = settings or ComputeSettings()
         self.store = runtime.host_store
         self._wakeup = change_feed.Wakeup()
+        runtime.follow_faults(KIND, self._fault_changed)
 
     @property
     def timing(self) -> StepTiming:
@@ -265,6 +266,12 @@ class SimulatedBareMetal:
         addresses = await self.runtime.fabric_store.host_addresses(host_name)
         host = host_shapes.render(found[0], steps, now, addresses, message)
         return HostObservation(readable=True, error="", observed_at=now, host=host, next_change_at=next_change)
+
+    async def _fault_changed(self, target_id: str) -> None:
+        """A fault aimed at host ``target_id`` (``*``: every host) was created or cleared: it
+        alters the next observation, so each affected host gets a notice now."""
+        names = [host.name for host, _ in await self.store.hosts()] if target_id == ANY else [target_id]
+        self._wakeup.announce(names, self.runtime.clock.now())
 
     def subscribe(self, since: datetime | None = None) -> AsyncIterator[ChangeNotice]:
         return change_feed.follow(KIND, self.runtime.reader or self.runtime.engine, self.runtime.clock,

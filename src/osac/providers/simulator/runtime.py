@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -108,6 +108,7 @@ class SimulatorRuntime:
 
     def __post_init__(self) -> None:
         self.faults = FaultStore(self.engine, self.clock, reader=self.reader)
+        self._fault_followers: dict[str, list[Callable[[str], Awaitable[None]]]] = {}
         #: The running scheduler loops, for whoever steps a fake clock.
         self.schedulers = Schedulers()
         #: Clock times that calls held by injected latency wait for (fake clock only).
@@ -123,11 +124,18 @@ class SimulatorRuntime:
         #: invalid cluster settings.
         self.clusters = SimulatedClusterProvider(self)
 
+    def follow_faults(self, target_kind: str, changed: Callable[[str], Awaitable[None]]) -> None:
+        """Have ``changed(target_id)`` called whenever a fault aimed at ``target_kind`` is created
+        or cleared (the simulated KubeVirt and bare metal, which send the notices)."""
+        self._fault_followers.setdefault(target_kind, []).append(changed)
+
     async def fault_changed(self, target_kind: str, target_id: str) -> None:
         """A fault was created or cleared: the simulated providers whose observations it alters
         send change notices now (a fault takes effect at once, simulator.md §5)."""
         if target_kind == "cluster":
             await self.clusters.fault_changed(target_id)
+        for changed in self._fault_followers.get(target_kind, ()):
+            await changed(target_id)
 
     @property
     def is_fake_clock(self) -> bool:

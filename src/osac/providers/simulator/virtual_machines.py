@@ -32,6 +32,7 @@ from osac.providers.compute import RUN_ALWAYS, RUN_STRATEGIES, VirtualMachineObs
 from osac.providers.interfaces import ChangeNotice, TerminalProviderError, TransientProviderError
 from osac.providers.simulator import change_feed, object_faults, plan_steps
 from osac.providers.simulator.compute_settings import ComputeSettings
+from osac.providers.simulator.faults import ANY
 from osac.providers.simulator.plan_steps import Step
 from osac.providers.simulator.runtime import SimulatorRuntime
 from osac.providers.simulator.step_timing import StepTiming
@@ -61,6 +62,7 @@ class SimulatedKubeVirt:
         self.settings = settings or ComputeSettings()
         self.store = VirtualMachineStore(runtime.engine, reader=runtime.reader)
         self._wakeup = change_feed.Wakeup()
+        runtime.follow_faults(KIND, self._fault_changed)
 
     @property
     def timing(self) -> StepTiming:
@@ -210,6 +212,12 @@ class SimulatedKubeVirt:
     def subscribe(self, since: datetime | None = None) -> AsyncIterator[ChangeNotice]:
         return change_feed.follow(KIND, self.runtime.reader or self.runtime.engine, self.runtime.clock,
                                   self._wakeup, since, self.runtime.schedulers)
+
+    async def _fault_changed(self, target_id: str) -> None:
+        """A fault aimed at ``target_id`` (``*``: every VM) was created or cleared: it alters the
+        next observation, so each affected VM gets a notice now."""
+        ids = await self.store.instance_ids() if target_id == ANY else [target_id]
+        self._wakeup.announce(ids, self.runtime.clock.now())
 
     # -- the admin API --------------------------------------------------------------------------
 

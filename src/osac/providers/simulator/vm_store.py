@@ -46,6 +46,11 @@ class VirtualMachineStore:
         self._engine = engine
         self._reader = reader or engine
 
+    async def instance_ids(self) -> list[str]:
+        """The instances that have a simulated VM."""
+        async with self._reader.connect() as conn:
+            return list((await conn.execute(select(sim_virtual_machines.c.instance_id))).scalars())
+
     async def read(self, instance_id: str) -> tuple[StoredVirtualMachine | None, list[Step]]:
         async with self._reader.connect() as conn:
             row = (await conn.execute(
