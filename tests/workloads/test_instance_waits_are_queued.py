@@ -114,6 +114,23 @@ async def test_vm_loses_its_external_address_when_its_attachment_is_deleted(live
     assert vm["status"]["state"] == "COMPUTE_INSTANCE_STATE_RUNNING"
 
 
+async def test_running_vm_gets_the_address_of_an_attachment_made_for_it(live) -> None:
+    vmaas, _ = live
+    created = await vmaas.create("web")
+    await vmaas.until(created["id"], is_reachable, timeout=PROMPTLY)
+    eip = (await vmaas.alice.request("POST", f"{PUBLIC}/external_ips",
+                                     json={"metadata": {"name": "manual"}, "spec": {"pool": "public-v4"}})).json()
+    allocated = await wait_for(vmaas.alice, f"{PUBLIC}/external_ips/{eip['id']}",
+                               lambda e: e["status"].get("state") == "EXTERNAL_IP_STATE_ALLOCATED", timeout=PROMPTLY)
+    # When a tenant attaches an external IP to the running VM (one the VM has never read)
+    response = await vmaas.alice.request("POST", f"{PUBLIC}/external_ip_attachments", json={
+        "metadata": {"name": "manual-web"}, "spec": {"external_ip": eip["id"], "compute_instance": created["id"]}})
+    assert response.status_code == 200, response.text
+    # Then the VM shows that address long before any resync
+    vm = await vmaas.until(created["id"], _has_external_address, timeout=PROMPTLY)
+    assert vm["status"]["external_ip_address"] == allocated["status"]["address"]
+
+
 async def test_vm_status_follows_a_simulator_fault_as_it_is_set_and_cleared(live) -> None:
     vmaas, _ = live
     created = await vmaas.create("flaky")

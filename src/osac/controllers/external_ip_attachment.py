@@ -94,6 +94,12 @@ class ExternalIPAttachmentReconciler(ProvisioningReconciler):
         changes, and any attachment is detached when its target goes."""
         return not is_deleting(obj)
 
+    def targets_of(self, attachment_id: str, kind: str) -> tuple[str, ...]:
+        """The ``kind`` object (a compute instance, ...) the attachment targets, as this process
+        follows it: nothing once it is being deleted, or if another process reconciles
+        attachments. Lets the target's reconciler act on an attachment it has not read yet."""
+        return tuple(object_id for followed, object_id in self.waiters.awaited_by(attachment_id) if followed == kind)
+
     async def reconcile(self, key: ObjectKey) -> Result:
         async with self.store.read() as tx:
             obj = await self.load(tx, key.id)

@@ -47,6 +47,7 @@ def reconcilers(
     bare_metal: BareMetalControllerContext | None = None,
 ) -> list[Reconciler]:
     """One reconciler per kind that has infrastructure or derived status behind it."""
+    attachments = ExternalIPAttachmentReconciler(services, networking)
     found: list[Reconciler] = [
         TenantReconciler(services),
         NetworkClassReconciler(services, networking),
@@ -55,13 +56,15 @@ def reconcilers(
         SecurityGroupReconciler(services, networking),
         ExternalIPPoolReconciler(services, networking),
         ExternalIPReconciler(services, networking),
-        ExternalIPAttachmentReconciler(services, networking),
+        attachments,
         NATGatewayReconciler(services, networking),
     ]
     if clusters is not None:
         found.append(ClusterReconciler(services, clusters))
     if compute is not None:
-        found.append(ComputeInstanceReconciler(services, compute))
+        instances = ComputeInstanceReconciler(services, compute)
+        instances.attachment_targets = attachments.targets_of
+        found.append(instances)
     if bare_metal is not None:
         found.append(BareMetalInstanceReconciler(services, bare_metal))
     return found
