@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import aiosqlite
@@ -36,32 +36,23 @@ Description = Sequence[tuple[Any, ...]] | None
 Outcome = tuple[Description, list[Any], int, int | None, bool]
 
 
-def _execute(connection: sqlite3.Connection, begin: str | None, operation: str, parameters: Any) -> Outcome:
-    """One statement (after ``begin``, when the transaction starts with it), run in the
-    connection's thread."""
+def _execute(connection: sqlite3.Connection, begin: str | None, operation: str, parameters: Any,
+             many: bool = False) -> Outcome:
+    """One statement (after ``begin``, when the transaction starts with it; for each set of
+    ``parameters`` when ``many``), run in the connection's thread."""
     cursor = connection.cursor()
     try:
         if begin is not None:
             cursor.execute(begin)
-        if parameters is None:
+        if many:
+            cursor.executemany(operation, parameters)
+        elif parameters is None:
             cursor.execute(operation)
         else:
             cursor.execute(operation, parameters)
         description = cursor.description
         rows = cursor.fetchall() if description else []
         return description, rows, cursor.rowcount, cursor.lastrowid, connection.in_transaction
-    finally:
-        cursor.close()
-
-
-def _execute_many(connection: sqlite3.Connection, begin: str | None, operation: str, parameters: Any) -> Outcome:
-    """One statement for each set of parameters, run in the connection's thread."""
-    cursor = connection.cursor()
-    try:
-        if begin is not None:
-            cursor.execute(begin)
-        cursor.executemany(operation, parameters)
-        return None, [], cursor.rowcount, cursor.lastrowid, connection.in_transaction
     finally:
         cursor.close()
 
@@ -109,23 +100,23 @@ class OneTripCursor(AsyncAdapt_aiosqlite_cursor):
 
     def execute(self, operation: Any, parameters: Any = None) -> None:
         try:
-            await_(self._run(_execute, operation, parameters))
+            await_(self._run(operation, parameters, many=False))
         except Exception as error:
             self._adapt_connection._handle_exception(error)
 
     def executemany(self, operation: Any, seq_of_parameters: Any) -> None:
         try:
-            await_(self._run(_execute_many, operation, seq_of_parameters))
+            await_(self._run(operation, seq_of_parameters, many=True))
         except Exception as error:
             self._adapt_connection._handle_exception(error)
 
-    async def _run(self, function: Any, operation: Any, parameters: Any) -> None:
+    async def _run(self, operation: Any, parameters: Any, *, many: bool) -> None:
         connection: aiosqlite.Connection = self._connection  # type: ignore[assignment]
         adapted: OneTripConnection = self._adapt_connection  # type: ignore[assignment]
         async with adapted._execute_mutex:
             begin, adapted.pending_begin = adapted.pending_begin, None
             adapted.in_transaction = True  # until SQLite says otherwise (a failed statement does not)
-            outcome: Outcome = await connection._execute(function, connection._conn, begin, operation, parameters)
+            outcome: Outcome = await connection._execute(_execute, connection._conn, begin, operation, parameters, many)
         self._description, rows, self._rowcount, self._lastrowid, adapted.in_transaction = outcome
         self._rows = deque(rows)
 
@@ -155,7 +146,7 @@ class OneTripConnection(AsyncAdapt_aiosqlite_connection):
     def rollback(self) -> None:
         self._end(super().rollback)
 
-    def _end(self, end: Any) -> None:
+    def _end(self, end: Callable[[], None]) -> None:
         """Commit or roll back, with a trip only if SQLite may have a transaction open."""
         self.pending_begin = None
         if self.in_transaction:

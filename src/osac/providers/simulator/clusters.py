@@ -95,6 +95,7 @@ class SimulatedClusterProvider:
         #: Clusters whose observation a fault change altered: a notice each at the next wake.
         self._fault_changes: dict[str, datetime] = {}
         self._purged_at: datetime | None = None
+        runtime.follow_faults(KIND, self.fault_changed)
 
     @property
     def label_faults(self) -> bool:

@@ -126,14 +126,12 @@ class SimulatorRuntime:
 
     def follow_faults(self, target_kind: str, changed: Callable[[str], Awaitable[None]]) -> None:
         """Have ``changed(target_id)`` called whenever a fault aimed at ``target_kind`` is created
-        or cleared (the simulated KubeVirt and bare metal, which send the notices)."""
+        or cleared (the simulated HyperShift, KubeVirt and bare metal, which send the notices)."""
         self._fault_followers.setdefault(target_kind, []).append(changed)
 
     async def fault_changed(self, target_kind: str, target_id: str) -> None:
         """A fault was created or cleared: the simulated providers whose observations it alters
         send change notices now (a fault takes effect at once, simulator.md §5)."""
-        if target_kind == "cluster":
-            await self.clusters.fault_changed(target_id)
         for changed in self._fault_followers.get(target_kind, ()):
             await changed(target_id)
 
