@@ -356,7 +356,7 @@ class BareMetalInstanceReconciler(ObjectReconciler):
         return await self.provider.observe_host(host_name)
 
     async def _fabric(self, vn_id: str) -> FabricManager:
-        async with self.store.read() as tx:
+        async with self.store.read(snapshot=False) as tx:
             return await topology.fabric_for_vn(tx, self.context.networking.managers, vn_id)
 
     def _state(self, name: str) -> int:

@@ -203,7 +203,7 @@ class ComputeInstanceReconciler(ObjectReconciler):
     # -- the pass ---------------------------------------------------------------------------------
 
     async def reconcile(self, key: ObjectKey) -> Result:
-        async with self.store.read() as tx:
+        async with self.store.read(snapshot=False) as tx:
             instance = await self.load(tx, key.id)
         if instance is None:
             self._forget(key.id)
@@ -229,7 +229,7 @@ class ComputeInstanceReconciler(ObjectReconciler):
 
     async def _provision(self, instance: Message) -> PassOutcome | None:
         instance_id: str = instance.id  # type: ignore[attr-defined]
-        async with self.store.read() as tx:
+        async with self.store.read(snapshot=False) as tx:
             tenant = await read_owning_tenant(tx, instance.metadata.tenant)  # type: ignore[attr-defined]
         previous = view_from_status(instance.status)  # type: ignore[attr-defined]
         has_finalizer = CONTROLLER_FINALIZER in instance.metadata.finalizers  # type: ignore[attr-defined]

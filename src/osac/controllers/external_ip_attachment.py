@@ -176,7 +176,7 @@ class ExternalIPAttachmentReconciler(ProvisioningReconciler):
         """The target is gone or going: remove DNAT, keep the ExternalIP, stay inert."""
         if obj.status.reason == TARGET_DELETED:  # type: ignore[attr-defined]
             return Result()
-        async with self.store.read() as tx:
+        async with self.store.read(snapshot=False) as tx:
             fabric = await topology.external_fabric(tx, self.networking.managers)
         await fabric.delete_external_ip_attachment(obj.id)  # type: ignore[attr-defined]
         kind = registry.get(kind_name) if kind_name else None

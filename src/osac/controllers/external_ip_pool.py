@@ -19,7 +19,7 @@ class ExternalIPPoolReconciler(ProvisioningReconciler):
     async def reconcile(self, key: ObjectKey) -> Result:
         """Every counter change of a pool is an UPDATED event, so the gauges follow it here."""
         result = await super().reconcile(key)
-        async with self.store.read() as tx:
+        async with self.store.read(snapshot=False) as tx:
             pool = await self.load(tx, key.id)
         if pool is None:
             return result

@@ -20,7 +20,7 @@ class NetworkClassReconciler(ObjectReconciler):
         self.networking = networking
 
     async def reconcile(self, key: ObjectKey) -> Result:
-        async with self.store.read() as tx:
+        async with self.store.read(snapshot=False) as tx:
             obj = await self.load(tx, key.id)
         if obj is None or is_deleting(obj):
             return Result()

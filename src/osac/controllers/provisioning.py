@@ -143,7 +143,7 @@ class ProvisioningReconciler(ObjectReconciler):
         return value
 
     async def reconcile(self, key: ObjectKey) -> Result:
-        async with self.store.read() as tx:
+        async with self.store.read(snapshot=False) as tx:
             obj = await self.load(tx, key.id)
         self.follow(key.id, obj)
         if obj is None:

@@ -258,7 +258,7 @@ async def _all_objects(store: Store, kind: str) -> list[Message]:
     found: list[Message] = []
     while True:
         after = [table.c.id > found[-1].id] if found else []  # type: ignore[attr-defined]
-        async with store.read() as tx:
+        async with store.read(snapshot=False) as tx:
             page = await tx.find(descriptor, *after, limit=GAUGE_PAGE)
         found.extend(page)
         if len(page) < GAUGE_PAGE:

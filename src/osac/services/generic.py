@@ -142,14 +142,14 @@ class KindService:
 
     async def get(self, caller: Caller, object_id: str) -> Message:
         access.authorize(caller, self.kind, Method.GET)
-        async with self.store.read() as tx:
+        async with self.store.read(snapshot=False) as tx:
             return self.behaviour.redact(await self._load(tx, caller, object_id))
 
     async def credential(self, caller: Caller, object_id: str, name: str) -> str:
         """GetKubeconfig / GetPassword: visible objects only, then the kind's provider."""
         method = access.policy.Method.GET_KUBECONFIG if name == "kubeconfig" else access.policy.Method.GET_PASSWORD
         access.authorize(caller, self.kind, method)
-        async with self.store.read() as tx:
+        async with self.store.read(snapshot=False) as tx:
             obj = await self._load(tx, caller, object_id)
         return await self.behaviour.credential(obj, name, self.services)
 

@@ -63,7 +63,7 @@ class LifecycleEventsService:
         access.authorize(caller, KIND, access.policy.Method.GET)
         table = schema.lifecycle_events
         cls = self.message_class(caller.private)
-        async with self.store.read() as tx:
+        async with self.store.read(snapshot=False) as tx:
             row = (
                 await tx.conn.execute(select(table.c.data).where(table.c.id == event_id, *self._tenancy(caller)))
             ).first()

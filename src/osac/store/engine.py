@@ -3,23 +3,33 @@
 SQLite gets two engines on one file: writers start with ``BEGIN IMMEDIATE`` so that two writers
 never deadlock upgrading a read lock, readers use a deferred ``BEGIN`` and run beside the writer
 thanks to WAL. PostgreSQL reads run REPEATABLE READ so a List sees one snapshot.
+
+Round trips are what a PostgreSQL transaction costs the server process (each is a wait on the
+socket, a wake-up of the event loop and psycopg's bookkeeping), so the engine sends none it does
+not need: a pooled connection is pinged only after it has been idle a while
+(``IDLE_PING_AFTER``), not at every checkout, and reads that need no snapshot can run each
+statement on its own (``statement_reader``) instead of between a ``BEGIN`` and a ``ROLLBACK``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import NullPool
 
 from osac.store.sqlite_driver import OneTripDBAPI
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+#: A pooled PostgreSQL connection idle longer than this is pinged before it is handed out.
+IDLE_PING_AFTER = 10.0
 
 
 @dataclass(frozen=True)
@@ -68,8 +78,51 @@ def create_engines(url: str) -> Engines:
         writer = _sqlite_engine(url, immediate=True)
         reader = _sqlite_engine(url, immediate=False)
         return Engines(url, writer, reader)
-    engine = create_async_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+    engine = create_async_engine(url, pool_size=10, max_overflow=20)
+    _ping_when_idle(engine)
     return Engines(url, engine, engine)
+
+
+def statement_reader(engine: AsyncEngine) -> AsyncEngine:
+    """``engine`` for reads that need no snapshot: on PostgreSQL each statement runs on its own.
+
+    A PostgreSQL read outside ``BEGIN`` (autocommit) sees what is committed when it starts,
+    exactly as each statement of a READ COMMITTED transaction does, so a reader that never asked
+    for more than that loses nothing and saves the ``BEGIN`` and ``ROLLBACK`` round trips, plus
+    the ``DEALLOCATE ALL`` psycopg sends after every rollback (which also drops its prepared
+    statements). SQLite's engine is returned unchanged: its transactions cost no round trip
+    (store/sqlite_driver.py).
+    """
+    if engine.dialect.name != "postgresql":
+        return engine
+    return engine.execution_options(isolation_level="AUTOCOMMIT")
+
+
+def _ping_when_idle(engine: AsyncEngine) -> None:
+    """Ping a pooled connection at checkout only when it sat idle longer than ``IDLE_PING_AFTER``.
+
+    ``pool_pre_ping`` pings at every checkout: one round trip per transaction, 16 % of the
+    statements of a busy server. A connection in steady use proves itself with every statement,
+    and one that breaks while in use (the server restarted) makes SQLAlchemy invalidate the
+    whole pool, so the next checkouts connect afresh. The ping is for connections that sat
+    in the pool across such an event without noticing; a failed ping raises
+    ``DisconnectionError``, which makes the pool connect again (up to three times).
+    """
+    pool_engine = engine.sync_engine
+
+    @event.listens_for(pool_engine, "checkin")
+    def _checkin(_dbapi_connection: Any, record: Any) -> None:
+        record.info["idle_since"] = time.monotonic()
+
+    @event.listens_for(pool_engine, "checkout")
+    def _checkout(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        idle_since = record.info.get("idle_since")
+        if idle_since is None or time.monotonic() - idle_since < IDLE_PING_AFTER:
+            return
+        try:
+            pool_engine.dialect.do_ping(dbapi_connection)
+        except Exception as error:
+            raise DisconnectionError(f"pooled connection failed its ping after idling: {error}") from error
 
 
 def _sqlite_engine(url: str, *, immediate: bool) -> AsyncEngine:

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from google.protobuf.message import Message
-from sqlalchemy import ColumnElement, Table, func, insert, select, text, update
+from sqlalchemy import ColumnElement, Table, Text, cast, func, insert, select, update
 from sqlalchemy import delete as sql_delete
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -278,13 +278,17 @@ class Tx:
         if not events:
             return
         counter = schema.revision_counter
+        returned: list[ColumnElement[Any]] = [counter.c.value]
+        if self.dialect == "postgresql":
+            # Wake the other processes' readers (delivered at commit) without a round trip of its own.
+            returned.append(func.pg_notify(NOTIFY_CHANNEL, cast(counter.c.value, Text)))
         last = int(
             (
                 await self.conn.execute(
                     update(counter)
                     .where(counter.c.id == 1)
                     .values(value=counter.c.value + len(events))
-                    .returning(counter.c.value)
+                    .returning(*returned)
                 )
             ).scalar_one()
         )
@@ -361,9 +365,6 @@ class Store:
                 tx = Tx(conn, self.clock, self.decoded)
                 yield tx
                 await tx.append_events()
-                if tx.last_revision and self.dialect == "postgresql":
-                    await conn.execute(text("SELECT pg_notify(:channel, :revision)"),
-                                       {"channel": NOTIFY_CHANNEL, "revision": str(tx.last_revision)})
         except DBAPIError as error:
             if getattr(error.orig, "sqlstate", None) in CONTENTION_STATES:
                 raise WriteContention(f"the database aborted the write to resolve contention: {error.orig}") from error
@@ -375,11 +376,18 @@ class Store:
                 listener(tx.last_revision)
 
     @asynccontextmanager
-    async def read(self) -> AsyncIterator[Tx]:
-        """A read-only transaction over one snapshot."""
+    async def read(self, *, snapshot: bool = True) -> AsyncIterator[Tx]:
+        """A read-only transaction; over one snapshot unless ``snapshot`` is False.
+
+        A snapshot (PostgreSQL ``REPEATABLE READ``) is what a List needs: its count, page and
+        revision agree. Without one, each statement sees what is committed when it starts and,
+        on PostgreSQL, runs on its own: one round trip instead of three (``BEGIN``, the
+        statement, ``COMMIT``). That is for reads of one statement (load one object, read the
+        outbox) and of facts that do not change together (which fabric serves a VN).
+        """
         async with self.engines.reader.connect() as conn:
             if self.dialect == "postgresql":
-                conn = await conn.execution_options(isolation_level="REPEATABLE READ")
+                conn = await conn.execution_options(isolation_level="REPEATABLE READ" if snapshot else "AUTOCOMMIT")
             async with conn.begin():
                 yield Tx(conn, self.clock, self.decoded)
 

@@ -85,7 +85,7 @@ class StoreChangeFeed:
 
     async def changes_after(self, revision: int, limit: int) -> list[Change]:
         table = schema.events
-        async with self.store.read() as tx:
+        async with self.store.read(snapshot=False) as tx:
             rows = await tx.conn.execute(
                 select(table.c.revision, table.c.kind, table.c.object_id)
                 .where(table.c.revision > revision)
@@ -98,5 +98,5 @@ class StoreChangeFeed:
         await self.wakeup.wait(self.wakeup.latest, min(timeout, self.poll_interval))
 
     async def current_revision(self) -> int:
-        async with self.store.read() as tx:
+        async with self.store.read(snapshot=False) as tx:
             return await tx.revision()

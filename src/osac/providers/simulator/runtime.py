@@ -31,6 +31,7 @@ from osac.providers.simulator.host_store import HostStore
 from osac.providers.simulator.overlay_store import OverlayStore
 from osac.providers.simulator.reachability import Reachability, check
 from osac.providers.simulator.schedulers import Schedulers
+from osac.store.engine import statement_reader
 
 INSTANT = "instant"
 DEFAULT_SPEED = 60.0
@@ -107,6 +108,8 @@ class SimulatorRuntime:
     settings: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        # The simulator's reads need no snapshot: on PostgreSQL each runs as one statement.
+        self.reader = statement_reader(self.reader or self.engine)
         self.faults = FaultStore(self.engine, self.clock, reader=self.reader)
         self._fault_followers: dict[str, list[Callable[[str], Awaitable[None]]]] = {}
         #: The running scheduler loops, for whoever steps a fake clock.

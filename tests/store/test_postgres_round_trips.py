@@ -1,0 +1,168 @@
+"""What a PostgreSQL transaction costs in round trips, read from libpq's protocol trace: a read
+without a snapshot is one, a snapshot read three, a connection in steady use is not pinged, one
+that idled is (and is replaced when its server side is gone), and a write's NOTIFY rides on its
+revision update."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+import psycopg
+import pytest
+from sqlalchemy import select, text
+from sqlalchemy.engine import make_url
+
+from osac.clock import FakeClock
+from osac.model import registry
+from osac.store import engine as engine_module
+from osac.store import schema
+from osac.store.engine import create_engines, sqlite_url, statement_reader
+from osac.store.objects import NOTIFY_CHANNEL, Store
+
+pytestmark = pytest.mark.asyncio
+
+VN = registry.get("virtual_network")
+
+
+class Trace:
+    """The frontend messages and round trips of one connection while tracing."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @property
+    def lines(self) -> list[str]:
+        return self.path.read_text().splitlines()
+
+    @property
+    def round_trips(self) -> int:
+        """Each exchange ends with the server's ReadyForQuery."""
+        return sum(1 for line in self.lines if "\tB\t" in line and "\tReadyForQuery\t" in line)
+
+    @property
+    def sent(self) -> list[str]:
+        """The SQL the client sent (simple queries and parsed statements), in order."""
+        found = []
+        for line in self.lines:
+            match = re.search(r"\tF\t\d+\t(?:Query|Parse)\t (?:\"[^\"]*\" )?\"(.*)\"", line)
+            if match and "\tF\t" in line:
+                found.append(match.group(1))
+        return found
+
+
+@asynccontextmanager
+async def traced(store: Store, path: Path) -> AsyncIterator[Trace]:
+    """Trace the pool's one connection (the tests use them one at a time); libpq writes the
+    trace through a buffer, so read it after the block."""
+    async with store.engines.reader.connect() as conn:
+        raw = await conn.get_raw_connection()
+        pgconn = raw.driver_connection.pgconn  # type: ignore[union-attr]
+    with path.open("w") as sink:
+        pgconn.trace(sink.fileno())
+        try:
+            yield Trace(path)
+        finally:
+            pgconn.untrace()
+
+
+def network(name: str) -> object:
+    message = VN.private_class()(id=f"vn-{name}")
+    message.metadata.name = name
+    message.metadata.tenant = "acme"
+    message.metadata.version = 1
+    message.metadata.creation_timestamp.FromDatetime(datetime(2026, 1, 1, tzinfo=UTC))
+    return message
+
+
+@pytest.fixture
+async def store(pg_database: str) -> AsyncIterator[Store]:
+    store = Store(create_engines(pg_database), FakeClock(datetime(2026, 1, 1, tzinfo=UTC)))
+    try:
+        yield store
+    finally:
+        await store.engines.dispose()
+
+
+async def test_a_read_without_a_snapshot_is_one_round_trip_and_a_snapshot_read_three(
+    store: Store, tmp_path: Path
+) -> None:
+    async with store.write() as tx:
+        await tx.insert(VN, network("app"))
+    async with traced(store, tmp_path / "latest") as latest, store.read(snapshot=False) as tx:
+        assert (await tx.get(VN, "vn-app")).metadata.name == "app"  # type: ignore[union-attr]
+    assert latest.round_trips == 1
+    assert not any(sql.startswith(("BEGIN", "COMMIT", "ROLLBACK")) for sql in latest.sent)
+
+    async with traced(store, tmp_path / "snapshot") as snapshot, store.read() as tx:
+        assert (await tx.get(VN, "vn-app")).metadata.name == "app"  # type: ignore[union-attr]
+    assert snapshot.round_trips == 3
+    assert snapshot.sent[0] == "BEGIN ISOLATION LEVEL REPEATABLE READ" and snapshot.sent[-1] == "COMMIT"
+
+
+async def test_the_simulator_reader_runs_each_statement_on_its_own(store: Store, tmp_path: Path) -> None:
+    reader = statement_reader(store.engines.reader)
+    async with traced(store, tmp_path / "trace") as trace, reader.connect() as conn:
+        assert (await conn.execute(select(schema.revision_counter.c.value))).scalar_one() == 0
+        assert (await conn.execute(text("SELECT 2"))).scalar_one() == 2
+    assert trace.round_trips == 2, trace.sent  # no BEGIN, no ROLLBACK, no DEALLOCATE ALL
+    sqlite = create_engines(sqlite_url(tmp_path))
+    try:
+        assert statement_reader(sqlite.reader) is sqlite.reader
+    finally:
+        await sqlite.dispose()
+
+
+async def test_a_connection_in_steady_use_is_not_pinged_and_one_that_idled_is(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with traced(store, tmp_path / "busy") as busy:
+        for _ in range(3):
+            async with store.read(snapshot=False) as tx:
+                await tx.revision()
+    assert busy.round_trips == 3 and ";" not in busy.sent
+    monkeypatch.setattr(engine_module, "IDLE_PING_AFTER", 0.0)
+    async with traced(store, tmp_path / "idle") as idle, store.read(snapshot=False) as tx:
+        await tx.revision()
+    assert idle.round_trips == 2 and idle.sent == [";", busy.sent[0]]
+
+
+async def test_an_idle_connection_whose_server_side_is_gone_is_replaced_before_use(
+    store: Store, pg_database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with store.read(snapshot=False) as tx:
+        before = (await tx.conn.execute(text("SELECT pg_backend_pid()"))).scalar_one()
+    dsn = make_url(pg_database).set(drivername="postgresql").render_as_string(hide_password=False)
+    async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as admin:
+        await admin.execute("SELECT pg_terminate_backend(%s)", [before])
+    monkeypatch.setattr(engine_module, "IDLE_PING_AFTER", 0.0)
+
+    async with store.read(snapshot=False) as tx:  # no error: the ping found it dead
+        after = (await tx.conn.execute(text("SELECT pg_backend_pid()"))).scalar_one()
+    assert after != before
+
+
+async def test_a_write_notifies_its_last_revision_at_commit_within_its_revision_update(
+    store: Store, pg_database: str, tmp_path: Path
+) -> None:
+    dsn = make_url(pg_database).set(drivername="postgresql").render_as_string(hide_password=False)
+    async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as listener:
+        await listener.execute(f"LISTEN {NOTIFY_CHANNEL}")
+        async with traced(store, tmp_path / "trace") as trace, store.write() as tx:
+            await tx.insert(VN, network("one"))
+            await tx.insert(VN, network("two"))
+        assert tx.last_revision == 2
+        notices = []
+        async with asyncio.timeout(10):
+            async for notice in listener.notifies():
+                notices.append(notice.payload)
+                break
+        assert notices == ["2"]
+        statements = [sql.split(" ")[0] for sql in trace.sent]
+        assert statements == ["BEGIN", "INSERT", "INSERT", "UPDATE", "INSERT", "COMMIT"]
+        assert "pg_notify" in trace.sent[3]
+        assert trace.round_trips == 6
