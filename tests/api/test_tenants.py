@@ -40,7 +40,7 @@ async def test_tenant_becomes_ready_and_is_archived_on_delete(db_url, tmp_path) 
                                   json={"metadata": {"name": "app"}, "spec": {"ipv4_cidr": "10.0.0.0/16"}})).json()
         blocked = await admin.request("DELETE", path)
         assert blocked.status_code == 400
-        assert blocked.json()["message"] == "cannot delete Tenant 'acme': 1 VirtualNetwork(s) still in it: app"
+        assert blocked.json()["message"] == "cannot delete Tenant 'acme': 1 VirtualNetwork(s) still reference it: app"
 
         assert (await alice.request("DELETE", f"/api/fulfillment/v1/virtual_networks/{vn['id']}")).status_code == 200
         async with asyncio.timeout(10):  # a DELETING network still blocks (networking.md §4) until archived

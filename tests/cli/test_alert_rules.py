@@ -1,8 +1,10 @@
-"""``osac alert-rules``: the shipped Prometheus rules for cluster status (cluster-status.md §16)."""
+"""``osac alert-rules``: the shipped Prometheus rules for cluster status (cluster-status.md §16) and
+networking (networking.md §13)."""
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 import yaml
@@ -13,10 +15,10 @@ from osac.cli import alert_rules
 from osac.cli.main import app
 
 
-def rules_of(output: str) -> dict[str, dict[str, object]]:
+def rules_of(output: str, group_name: str = "osac-clusters") -> dict[str, dict[str, Any]]:
     document = yaml.safe_load(output)
-    [group] = document["groups"]
-    assert group["name"] == "osac-clusters"
+    assert [group["name"] for group in document["groups"]] == ["osac-clusters", "osac-networking"]
+    [group] = [group for group in document["groups"] if group["name"] == group_name]
     return {rule["alert"]: rule for rule in group["rules"]}
 
 
@@ -46,8 +48,52 @@ def test_thresholds_are_options() -> None:
     assert str(rules["OsacClusterFailed"]["expr"]).endswith("[90s])) > 0")
 
 
+def test_default_networking_rules_are_those_of_section_13() -> None:
+    result = CliRunner().invoke(app, ["alert-rules"])
+    assert result.exit_code == 0, result.output
+    rules = rules_of(result.output, "osac-networking")
+    assert {name: (rule["expr"], rule.get("for"), rule["labels"]["severity"]) for name, rule in rules.items()} == {
+        "OsacExternalIPPoolNearlyFull": (
+            "max by (pool) (osac_external_ip_pool_utilization_ratio) >= 0.9", "10m", "warning"),
+        "OsacNetworkCleanupFailed": (
+            "sum by (type) (increase(osac_network_cleanup_failures_total[5m])) > 0", None, "warning"),
+        "OsacDefaultNetworkingFailed": (
+            "sum by (reason) (increase(osac_default_networking_failures_total[5m])) > 0", None, "critical"),
+        "OsacAutomaticAddressAllocationFailed": (
+            'sum by (space, path) (increase(osac_ip_allocation_failures_total{path!="manual"}[5m])) > 0', None,
+            "critical"),
+        "OsacNetworkingObjectFailed": (
+            'max by (type) (osac_networking_objects{state="FAILED"}) > 0', "15m", "warning"),
+    }
+    assert "{{ $labels.pool }}" in rules["OsacExternalIPPoolNearlyFull"]["annotations"]["summary"]
+    assert "{{ $labels.type | toUpper }}_STATE_FAILED" in rules["OsacNetworkingObjectFailed"]["annotations"]["description"]
+
+
+def test_networking_thresholds_are_options() -> None:
+    result = CliRunner().invoke(app, ["alert-rules", "--pool-utilization", "0.75", "--pool-utilization-for", "30m",
+                                      "--network-failure-window", "1h", "--networking-failed-for", "45m"])
+    assert result.exit_code == 0, result.output
+    rules = rules_of(result.output, "osac-networking")
+    pool = rules["OsacExternalIPPoolNearlyFull"]
+    assert (pool["expr"], pool["for"]) == ("max by (pool) (osac_external_ip_pool_utilization_ratio) >= 0.75", "30m")
+    for name in ("OsacNetworkCleanupFailed", "OsacDefaultNetworkingFailed", "OsacAutomaticAddressAllocationFailed"):
+        assert str(rules[name]["expr"]).endswith("[1h])) > 0"), name
+    assert rules["OsacNetworkingObjectFailed"]["for"] == "45m"
+    assert rules_of(result.output)["OsacClusterFailed"]["expr"].endswith("[5m])) > 0")  # the clusters' window is its own
+
+
+@pytest.mark.parametrize("value", ["0", "1.5", "-0.2"])
+def test_a_utilisation_outside_zero_to_one_is_refused(value: str) -> None:
+    result = CliRunner().invoke(app, ["alert-rules", "--pool-utilization", value])
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert f"--pool-utilization '{float(value):g}' is not a ratio above 0 and at most 1; use e.g. 0.9" in result.output
+
+
 @pytest.mark.parametrize("option,value", [("--stalled-for", "5 min"), ("--stage-unknown-for", "0m"),
-                                          ("--failure-window", "m5"), ("--stalled-for", "")])
+                                          ("--failure-window", "m5"), ("--stalled-for", ""),
+                                          ("--pool-utilization-for", "10"), ("--network-failure-window", "0s"),
+                                          ("--networking-failed-for", "15 m")])
 def test_a_bad_duration_names_the_option_and_prints_no_rules(option: str, value: str) -> None:
     result = CliRunner().invoke(app, ["alert-rules", option, value])
     assert result.exit_code == 1
@@ -56,9 +102,11 @@ def test_a_bad_duration_names_the_option_and_prints_no_rules(option: str, value:
 
 
 def test_every_metric_the_rules_read_is_exported() -> None:
-    """The rules name metrics the reconcilers' metrics module registers (counters are collected
-    under their name without ``_total``)."""
+    """The rules name metrics the reconcilers' and services' metrics modules register (counters
+    are collected under their name without ``_total``)."""
     import osac.controllers.cluster_metrics  # noqa: F401  (registers the cluster metrics)
+    import osac.controllers.networking_metrics  # noqa: F401  (registers the networking metrics)
+    import osac.services.allocation_metrics  # noqa: F401  (registers the allocation failures)
 
     exported = {metric.name for metric in REGISTRY.collect()}
     for metric in alert_rules.METRICS:

@@ -148,7 +148,8 @@ async def test_networking_metrics_follow_the_pool_and_readiness(live) -> None:
             await asyncio.sleep(0.1)
     assert 'osac_external_ip_pool_addresses{pool="public-v4",state="total"} 254.0' in metrics
     assert 'osac_networking_ready_seconds_count{kind="subnet"}' in metrics
-    assert 'osac_network_provider_operation_seconds_count{kind="virtual_network",operation="apply",result="ok"}' in metrics
+    assert 'osac_network_provider_operation_seconds_count{manager="sim-fabric",operation="create_virtual_network",result="ok"}' in metrics
+    assert 'osac_network_provider_operation_seconds_count{manager="sim-k8s",operation="create_subnet_overlay",result="ok"}' in metrics
 
 
 async def test_no_database_connection_is_held_while_the_fabric_works(live) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -101,9 +102,10 @@ class Vmaas:
                 await asyncio.sleep(0.05)
 
 
-@pytest.fixture
-async def vmaas(db_url: str, tmp_path: Path) -> AsyncIterator[Vmaas]:
-    async with running_server(tmp_path, db_url, controllers=True, config=FAST_RETRIES) as server:
+@asynccontextmanager
+async def serving_vmaas(db_url: str, tmp_path: Path, config: dict[str, Any] = FAST_RETRIES) -> AsyncIterator[Vmaas]:
+    """A server with controllers on ``config``, the catalogue READY and tenant ``acme`` READY."""
+    async with running_server(tmp_path, db_url, controllers=True, config=config) as server:
         admin = server.rest(server.token(Role.PROVIDER_ADMIN, user="root"))
         alice = server.rest(server.token(Role.TENANT_ADMIN, ("acme",), user="alice"))
         async with admin, alice:
@@ -112,6 +114,12 @@ async def vmaas(db_url: str, tmp_path: Path) -> AsyncIterator[Vmaas]:
             await wait_for(admin, f"{PUBLIC}/tenants/{tenant['id']}",
                            lambda t: t["status"]["state"] == "TENANT_STATE_READY")
             yield Vmaas(server, admin, alice)
+
+
+@pytest.fixture
+async def vmaas(db_url: str, tmp_path: Path) -> AsyncIterator[Vmaas]:
+    async with serving_vmaas(db_url, tmp_path) as found:
+        yield found
 
 
 def condition(vm: dict[str, Any], name: str) -> dict[str, Any]:

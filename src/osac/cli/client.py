@@ -197,6 +197,28 @@ def referrers(connection: Connection, kind: Kind, object_id: str) -> list[Link]:
     return found
 
 
+#: The label the service puts on the objects it creates on a workload's behalf (networking.md
+#: §8), and the kinds it creates so: an instance's automatic external IP and its attachment.
+AUTO_PROVISIONED_FOR = "osac.openshift.io/auto-provisioned-for"
+AUTO_PROVISIONED_KINDS = ("external_ip", "external_ip_attachment")
+
+
+def auto_provisioned(connection: Connection, object_id: str) -> list[Link]:
+    """The objects auto-provisioned for ``object_id`` (labelled ``AUTO_PROVISIONED_FOR``), external
+    IPs before attachments, each ``Link`` with the label as its path. Cosmetic like
+    ``referrers``: kinds whose lookup fails are left out."""
+    expression = f"this.metadata.labels[{cel_string(AUTO_PROVISIONED_FOR)}] == {cel_string(object_id)}"
+    found: list[Link] = []
+    for kind_name in AUTO_PROVISIONED_KINDS:
+        kind = registry.get(kind_name)
+        try:
+            items = KindClient(connection, kind).list(expression).items
+        except CliError:
+            continue
+        found += [Link(AUTO_PROVISIONED_FOR, kind, item.id, item) for item in items]  # type: ignore[attr-defined]
+    return found
+
+
 def references(connection: Connection, kind: Kind, obj: Message) -> list[Link]:
     """The objects ``obj`` references (per the registry), in the order of its reference fields.
     Cosmetic: an object that cannot be read is given without it (``obj`` None)."""

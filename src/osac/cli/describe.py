@@ -5,8 +5,10 @@ kind's key facts (``DETAILS``: a subnet's gateway and VIP range, an external IP'
 consumer) and a flat kind's scalar fields, then every other top-level part of the object
 (``spec``, ``status``, a flat kind's nested fields) as an indented tree, security rules in it
 as sentences (``tcp 443 from 0.0.0.0/0``), then labels and annotations, the objects it
-references and the objects referring to it (each with its state and ``SUMMARIES`` field), and
-its lifecycle events. What is shown per kind is data in this module.
+references and the objects referring to it (each with its state and ``SUMMARIES`` field), the
+objects the service auto-provisioned for it (an instance's automatic external IP, with its
+address, and that IP's attachment), and its lifecycle events. What is shown per kind is data in
+this module.
 """
 
 from __future__ import annotations
@@ -79,6 +81,14 @@ DETAILS: dict[str, tuple[Detail, ...]] = {
     ),
 }
 
+#: Kinds whose describe lists what the service auto-provisioned for them (networking.md §8; a
+#: cluster's view is ``cluster_describe``).
+AUTO_PARENTS = ("compute_instance", "bare_metal_instance")
+
+#: Kinds whose external address is not a status field (a bare-metal status has none): it is shown
+#: as ``External IP`` from the READY external IP attachments targeting the object, which carry it.
+EXTERNAL_FROM_ATTACHMENTS = ("bare_metal_instance",)
+
 #: An instance's interfaces (status, one entry per attachment), shown as a table under the
 #: details: interface (bare metal), subnet by name, address, primary.
 INTERFACES: dict[str, str] = {
@@ -112,6 +122,8 @@ class Related:
     events: Sequence[Message] = ()
     now: datetime = field(default_factory=lambda: datetime.now(UTC))
     references: Sequence[Link] = ()
+    #: The objects auto-provisioned for this one (``client.auto_provisioned``).
+    auto_provisioned: Sequence[Link] = ()
 
 
 def describe_lines(kind: Kind, obj: Message, related: Related | None = None) -> list[str]:
@@ -134,6 +146,8 @@ def describe_lines(kind: Kind, obj: Message, related: Related | None = None) -> 
         lines += ["", "References:", *_links(related.references, outgoing=True)]
     if related.referrers:
         lines += ["", "Referenced by:", *_links(related.referrers, outgoing=False)]
+    if related.auto_provisioned:
+        lines += ["", "Auto-provisioned:", *_links(related.auto_provisioned, outgoing=None)]
     if related.events:
         lines += ["", "Events:", *_events(related.events, related.now)]
     return lines
@@ -167,6 +181,12 @@ def _details(kind: Kind, obj: Message, referrers: Sequence[Link]) -> list[str]:
         else:
             text = ", ".join(str(item) for item in value) or EMPTY
         rows.append(_row(detail.label, text))
+    if kind.name in EXTERNAL_FROM_ATTACHMENTS:
+        ready = [link.obj for link in referrers if link.kind.name == "external_ip_attachment"
+                 and link.obj is not None and state_label(link.obj) == "READY"]
+        addresses = [field_text(attachment, "status.external_ip_address") for attachment in ready]
+        if any(addresses):
+            rows.append(_row("External IP", ", ".join(filter(None, addresses))))
     if kind.name in REFERRER_ROWS:
         label, kinds = REFERRER_ROWS[kind.name]
         users = [link for link in referrers if link.kind.name in kinds]
@@ -174,13 +194,18 @@ def _details(kind: Kind, obj: Message, referrers: Sequence[Link]) -> list[str]:
     return rows
 
 
-def _links(links: Sequence[Link], *, outgoing: bool) -> list[str]:
-    """Aligned rows: the reference field, the other object, its state and summary, its id."""
+def _links(links: Sequence[Link], *, outgoing: bool | None) -> list[str]:
+    """Aligned rows: the other object, its state and summary, its id, and the reference field
+    first (``outgoing``), last (incoming: ``(via path)``) or not at all (None: the link is a
+    label, the same for every row)."""
     table = []
     for link in links:
         summary = field_text(link.obj, SUMMARIES[link.kind.name]) if link.obj and link.kind.name in SUMMARIES else ""
         row = [_link_name(link), _link_state(link), summary or EMPTY, link.object_id]
-        table.append([link.path, *row] if outgoing else [*row, f"(via {link.path})"])
+        if outgoing is None:
+            table.append(row)
+        else:
+            table.append([link.path, *row] if outgoing else [*row, f"(via {link.path})"])
     lines, _ = table_lines([""] * len(table[0]), table)
     return [f"{INDENT}{line}" for line in lines[1:]]
 

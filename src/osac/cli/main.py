@@ -17,6 +17,7 @@ from osac.cli import simulator as simulation
 from osac.cli.client import (
     KindClient,
     Listing,
+    auto_provisioned,
     check_server,
     lifecycle_events,
     references,
@@ -40,7 +41,7 @@ from osac.cli.cluster_wait import DEFAULT_TIMEOUT, Goal, ProgressLine, wait_for
 from osac.cli.config import SavedLogin, load_login, save_login
 from osac.cli.connection import DEFAULT_ADDRESS, NOT_LOGGED_IN, Connection, resolve_target, split_address
 from osac.cli.debug import debug_app
-from osac.cli.describe import Related, describe_lines
+from osac.cli.describe import AUTO_PARENTS, Related, describe_lines
 from osac.cli.errors import ApiError, CliError, reports_errors
 from osac.cli.inputs import (
     Document,
@@ -329,10 +330,12 @@ def describe(
 def _view(connection: Connection, kind: Kind, obj: Message) -> list[str]:
     if kind.name == "cluster":
         return cluster_lines(obj, look_up(connection, obj, reference_now()))
+    children = auto_provisioned(connection, obj.id) if kind.name in AUTO_PARENTS else []  # type: ignore[attr-defined]
     related = Related(
         referrers(connection, kind, obj.id),  # type: ignore[attr-defined]
         _events_of(connection, obj.id),  # type: ignore[attr-defined]
         references=references(connection, kind, obj),
+        auto_provisioned=children,
     )
     return describe_lines(kind, obj, related)
 
@@ -667,11 +670,25 @@ def alert_rules_command(
         "--stage-unknown-for", help="How long clusters have an unreadable stage before it alerts.")] = "10m",
     failure_window: Annotated[str, typer.Option(
         "--failure-window", help="Window in which entering FAILED or DELETE_FAILED alerts.")] = "5m",
+    pool_utilization: Annotated[float, typer.Option(
+        "--pool-utilization", help="Share of an external IP pool allocated at which it alerts.")] = 0.9,
+    pool_utilization_for: Annotated[str, typer.Option(
+        "--pool-utilization-for", help="How long a pool stays at that share before it alerts.")] = "10m",
+    network_failure_window: Annotated[str, typer.Option(
+        "--network-failure-window",
+        help="Window in which a cleanup, default-networking or automatic allocation failure alerts.")] = "5m",
+    networking_failed_for: Annotated[str, typer.Option(
+        "--networking-failed-for", help="How long networking objects are FAILED before it alerts.")] = "15m",
 ) -> None:
-    """Print the Prometheus alerting rules for cluster status (a rules file; no server needed)."""
+    """Print the Prometheus alerting rules for cluster status and networking (a rules file; no
+    server needed)."""
     from osac.cli import alert_rules
 
-    typer.echo(alert_rules.render(stalled_for, stage_unknown_for, failure_window), nl=False)
+    typer.echo(alert_rules.render(
+        stalled_for, stage_unknown_for, failure_window,
+        pool_utilization=pool_utilization, pool_utilization_for=pool_utilization_for,
+        network_failure_window=network_failure_window, networking_failed_for=networking_failed_for,
+    ), nl=False)
 
 
 # -- the simulator (private API, provider admins) ---------------------------------------------------

@@ -165,8 +165,9 @@ class ClusterReconciler(ObjectReconciler):
         self.host_retries = ProviderRetries("cluster host selection", HOST_BACKOFF.delay)
         #: What this process last applied per cluster (skipped while unchanged, see ``_apply``).
         self._applied: dict[str, _Applied] = {}
-        #: Node ports attached by this process: cluster id -> {(host, interface): address}.
-        self._attached: dict[str, dict[tuple[str, str], str]] = {}
+        #: Node ports attached by this process: cluster id -> {(host, interface): (address, SG ids)}.
+        #: The SG list is part of it: a changed list is re-sent to every port (networking.md §7.1).
+        self._attached: dict[str, dict[tuple[str, str], tuple[str, tuple[str, ...]]]] = {}
         #: Provider change notices not yet reflected in a committed status (the caller enqueues).
         self.changes = ChangeLag("cluster")
         #: Every pass sets its own next run: its own status write queues nothing.
@@ -389,15 +390,17 @@ class ClusterReconciler(ObjectReconciler):
                 nodes[(node.host_name, spec.node_sets[node.node_set_key].fabric_interface)] = node
         present = nodes.keys()
         attached = self._attached.setdefault(cluster_id, {})
-        if not is_deleting(cluster) and present == attached.keys():
-            return ()  # every node's port attached by an earlier pass, none to return: no reads
+        groups = tuple(spec.network_attachment.security_groups)
+        if not is_deleting(cluster) and present == attached.keys() and all(
+                bound == groups for _, bound in attached.values()):
+            return ()  # every node's port attached as specified by an earlier pass, none to return: no reads
         async with self.store.read() as tx:
             subnet = await topology.get(tx, "subnet", subnet_id)
             fabric = await topology.fabric_for_vn(tx, self.context.networking.managers, subnet.spec.virtual_network if subnet is not None else "")  # type: ignore[attr-defined]
             addresses = {key: snapshot.held.nodes(key) for key in spec.node_sets}
             for port, node in nodes.items():
                 address = addresses.get(node.node_set_key, {}).get(node.ordinal)
-                if address is None or is_deleting(cluster) or attached.get(port) == address:
+                if address is None or is_deleting(cluster) or attached.get(port) == (address, groups):
                     continue
                 await fabric.create_network_attachment(NetworkAttachmentSpec(
                     host_name=port[0],
@@ -405,10 +408,10 @@ class ClusterReconciler(ObjectReconciler):
                     mac=node.mac,
                     subnet_id=subnet_id,
                     address=address,
-                    security_group_ids=tuple(spec.network_attachment.security_groups),
+                    security_group_ids=groups,
                     target_kind="cluster",
                 ))
-                attached[port] = address
+                attached[port] = (address, groups)
         pending: list[str] = []
         for host, interface in [port for port in attached if port not in present]:
             await fabric.delete_network_attachment(host, interface)

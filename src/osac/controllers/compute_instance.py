@@ -16,7 +16,8 @@ One pass, level-triggered:
      the requested one;
    - ``set_run_strategy`` when the VM runs another strategy than the spec asks;
    - ``restart_virtual_machine`` when ``needs_restart``; the pass that calls it passes the
-     restart's start to the derivation.
+     restart's start to the derivation with the observation made before the call (the VM as it
+     was when the restart was requested) and looks again at once.
    A transient error is retried with backoff (the status still reflects the observation); a
    terminal one becomes the derivation's ``terminal_failure`` (FAILED, latched until deletion).
 3. Observe, derive and write status + lifecycle events in one transaction under the version lock
@@ -290,8 +291,14 @@ class ComputeInstanceReconciler(ObjectReconciler):
         requested = restart_requested_at(instance)
         # A restart meeting a Halted spec waits: the stop wins, the request is served once it runs.
         if desired.run_strategy == RUN_ALWAYS and derivation.needs_restart(requested, previous):
+            if outcome.has_acted:  # what the calls above changed is seen before the restart begins
+                outcome.observation = await self._observe(instance_id)
+                outcome.has_acted = False
+                if not outcome.observation.readable:
+                    return
+            # This pass reports the VM as it was when the restart was asked for (RestartRequested);
+            # the next one, queued at once, sees it stopping (RestartInProgress; compute.md §2.5).
             started = self.store.clock.now()
-            outcome.has_acted = True
             try:
                 await self.provider.restart_virtual_machine(instance_id)
             except TerminalProviderError as error:
@@ -412,8 +419,9 @@ class ComputeInstanceReconciler(ObjectReconciler):
             CLEANUP_FAILURES.labels(KIND).inc()
 
     def _requeue(self, stored: WriteResult, outcome: PassOutcome) -> timedelta | None:
-        if stored.looks_again:
-            return timedelta(0)  # what it follows now may have changed before it followed it
+        if stored.looks_again or outcome.restart_started_at is not None:
+            # What it follows may have changed before it followed it; a restart just began.
+            return timedelta(0)
         observation = outcome.observation
         tenant = outcome.tenant
         return earliest_requeue(

@@ -12,11 +12,14 @@ from google.protobuf.message import Message
 
 from osac.controllers import topology
 from osac.controllers.consumers import set_attached
+from osac.controllers.networking_metrics import AUTO_EXTERNAL_IP_SECONDS
 from osac.controllers.objects import copy, is_deleting
-from osac.controllers.provisioning import ProviderCall, ProvisioningReconciler
+from osac.controllers.provisioning import NetworkingContext, ProviderCall, ProvisioningReconciler
 from osac.controllers.runtime import ObjectKey, Result
 from osac.controllers.waiters import Awaited
 from osac.model import registry
+from osac.services.attachments import AUTO_LABEL
+from osac.services.catalog import Services
 from osac.store import lifecycle
 from osac.store.objects import Tx, object_label
 
@@ -86,6 +89,12 @@ class ExternalIPAttachmentReconciler(ProvisioningReconciler):
     (``dependents``)."""
     kind = "external_ip_attachment"
 
+    def __init__(self, services: Services, networking: NetworkingContext) -> None:
+        super().__init__(services, networking)
+        #: Attachments this process saw READY (loaded READY, or made READY): a later READY is a
+        #: re-programming, not the activation ``osac_auto_external_ip_provisioning_seconds`` times.
+        self._activated: set[str] = set()
+
     def awaited(self, obj: Message) -> tuple[Awaited, ...]:
         return (target_of(obj), ("external_ip", obj.spec.external_ip))  # type: ignore[attr-defined]
 
@@ -104,6 +113,10 @@ class ExternalIPAttachmentReconciler(ProvisioningReconciler):
         async with self.store.read() as tx:
             obj = await self.load(tx, key.id)
             self.follow(key.id, obj)
+            if obj is None:
+                self._activated.discard(key.id)
+            elif obj.status.state == self.state("READY"):  # type: ignore[attr-defined]
+                self._activated.add(key.id)
             if obj is None or is_deleting(obj):
                 return await super().reconcile(key)
             kind_name, target_id = target_of(obj)
@@ -151,6 +164,18 @@ class ExternalIPAttachmentReconciler(ProvisioningReconciler):
         if target is not None:
             status.target_address = target_address(kind_name, target, desired.spec.target_endpoint)  # type: ignore[attr-defined]
         await set_attached(self.services, tx, desired.spec.external_ip, True)  # type: ignore[attr-defined]
+
+    def became_ready(self, obj: Message, seconds: float) -> None:
+        """The first READY of an auto-provisioned attachment is its parent's external access
+        becoming live: ``seconds`` since the Create that committed it (networking.md §13)."""
+        super().became_ready(obj, seconds)
+        object_id: str = obj.id  # type: ignore[attr-defined]
+        if object_id in self._activated:
+            return
+        self._activated.add(object_id)
+        if obj.metadata.labels.get(AUTO_LABEL) == "true":  # type: ignore[attr-defined]
+            target = next((field for field, _ in TARGETS if getattr(obj.spec, field)), "")  # type: ignore[attr-defined]
+            AUTO_EXTERNAL_IP_SECONDS.labels(target).observe(seconds)
 
     async def teardown(self, tx: Tx, obj: Message) -> ProviderCall:
         fabric = await topology.external_fabric(tx, self.networking.managers)

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 from google.protobuf.message import Message
 
-from osac.controllers.networking_metrics import CLEANUP_FAILURES, PROVIDER_OPERATION_SECONDS, READY_SECONDS
+from osac.controllers.networking_metrics import CLEANUP_FAILURES, READY_SECONDS
 from osac.controllers.objects import (
     CONTROLLER_FINALIZER,
     ObjectReconciler,
@@ -98,6 +98,7 @@ class ProvisioningReconciler(ObjectReconciler):
         self._attempts: dict[tuple[str, str], int] = {}
         #: What the objects being provisioned wait for, from this process's passes.
         self.waiters = Waiters()
+        CLEANUP_FAILURES.labels(self.kind)  # exported from zero, so the first failure is an increase
 
     def dependents(self, kind: str, object_id: str) -> tuple[str, ...]:
         """The objects being provisioned that await the object that changed (``awaited``)."""
@@ -135,6 +136,14 @@ class ProvisioningReconciler(ObjectReconciler):
     async def released(self, tx: Tx, obj: Message) -> None:
         """In the transaction that archives ``obj``: release addresses and claims."""
 
+    def observed(self, object_id: str, obj: Message | None) -> None:
+        """The object as a pass loads it (None once archived), before anything else: gauges that
+        describe it follow it here. Each change of the object queues a pass."""
+
+    def became_ready(self, obj: Message, seconds: float) -> None:
+        """After the commit that made ``obj`` READY (ALLOCATED), ``seconds`` after its creation."""
+        READY_SECONDS.labels(self.kind).observe(seconds)
+
     # -- the loop ----------------------------------------------------------------------------
 
     def state(self, name: str) -> int:
@@ -145,6 +154,7 @@ class ProvisioningReconciler(ObjectReconciler):
     async def reconcile(self, key: ObjectKey) -> Result:
         async with self.store.read(snapshot=False) as tx:
             obj = await self.load(tx, key.id)
+        self.observed(key.id, obj)
         self.follow(key.id, obj)
         if obj is None:
             self._forget(key.id)
@@ -185,9 +195,10 @@ class ProvisioningReconciler(ObjectReconciler):
             desired.status.state = self.state(self.ready_state)  # type: ignore[attr-defined]
             desired.status.message = ""  # type: ignore[attr-defined]
             await self.provisioned(tx, desired)
-            await self.write(tx, desired, stored)
+            written = await self.write(tx, desired, stored)
             created = stored.metadata.creation_timestamp.ToDatetime(tzinfo=UTC)  # type: ignore[attr-defined]
-            READY_SECONDS.labels(self.kind).observe(max(0.0, (tx.clock.now() - created).total_seconds()))
+            seconds = max(0.0, (tx.clock.now() - created).total_seconds())
+            tx.after_commit(lambda: self.became_ready(written, seconds))
         self._forget(obj.id, "provision")  # type: ignore[attr-defined]
         return Result()
 
@@ -233,7 +244,7 @@ class ProvisioningReconciler(ObjectReconciler):
                 status.message = error.message if phase == "provision" else f"teardown failed: {error.message}"
                 await self.write(tx, desired, stored)
                 if phase == "teardown":
-                    CLEANUP_FAILURES.labels(self.kind).inc()
+                    tx.after_commit(CLEANUP_FAILURES.labels(self.kind).inc)
                     await lifecycle.record(tx, self.descriptor, desired, lifecycle.WARNING, "DeleteFailed",
                                            f"{object_label(self.descriptor, desired)}: {status.message}")
             else:
@@ -245,7 +256,8 @@ class ProvisioningReconciler(ObjectReconciler):
         raise TransientError(status.message, delay=self.networking.backoff(attempt))
 
     async def _call(self, operation: str, obj: Message, call: Awaitable[object]) -> None:
-        """Run one provider step, timing it and logging one record per call (§12)."""
+        """Run one provider step, logging one record per call (§12); the managers time each of
+        their own calls (``topology``)."""
         started = time.perf_counter()
         result = "ok"
         try:
@@ -258,7 +270,6 @@ class ProvisioningReconciler(ObjectReconciler):
             raise
         finally:
             seconds = time.perf_counter() - started
-            PROVIDER_OPERATION_SECONDS.labels(self.kind, operation, result).observe(seconds)
             log.info("provider call %s.%s %s: %s in %.3fs", self.kind, operation, obj.id, result, seconds,  # type: ignore[attr-defined]
                      extra={"event": "ProviderCall", "kind": self.kind, "operation": operation,
                             "object_id": obj.id, "result": result, "tenant": obj.metadata.tenant})  # type: ignore[attr-defined]

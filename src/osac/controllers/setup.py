@@ -10,7 +10,7 @@ from typing import Any
 from google.protobuf.message import Message
 from sqlalchemy import select
 
-from osac.controllers import cluster_metrics, workload_metrics
+from osac.controllers import cluster_metrics, networking_metrics, orphan_sweep, workload_metrics
 from osac.controllers.bare_metal_instance import (
     BareMetalControllerContext,
     BareMetalInstanceReconciler,
@@ -132,6 +132,9 @@ async def start_controllers(application: Any) -> ControllerManager:
     _follow(application, manager, found, ClusterReconciler,
             lambda clusters: cluster_metrics.refresh_cluster_gauges(clusters, application.clock.now()))
     _follow(application, manager, found, ComputeInstanceReconciler, workload_metrics.refresh_compute_gauges)
+    application.spawn(networking_metrics.follow_networking_objects(store, lambda: manager.held_kinds))
+    application.spawn(orphan_sweep.follow_orphans(application.services, lambda: manager.held_kinds,
+                                                  orphan_sweep.sweep_interval(application.settings.config)))
     return manager
 
 

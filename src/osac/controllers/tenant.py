@@ -5,6 +5,10 @@ The condition is evaluated until it first becomes TRUE; then it and READY stay (
 shows on the objects themselves). A failure reason makes the tenant FAILED; when the failed
 default recovers the tenant goes READY.
 
+Metrics (§13): the time from the tenant's creation to the condition's TRUE ``Ready`` is observed
+once (the condition is not evaluated again), and each turn of the condition to FALSE with a
+failure reason is counted once, not on every pass that finds it so.
+
 Until then, and while its defaults are torn down, the tenant follows its default objects
 (``dependents``): each of their changes (READY, FAILED, recovered, archived) queues it at once,
 and its periodic look (``RECHECK``) is only a safety net.
@@ -12,13 +16,14 @@ and its periodic look (``RECHECK``) is only a safety net.
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 from google.protobuf.message import Message
 from sqlalchemy import select
 
 from osac.controllers import topology
 from osac.controllers.conditions import FALSE, TRUE, find_condition, set_condition
+from osac.controllers.networking_metrics import DEFAULT_NETWORKING_FAILURES, DEFAULT_NETWORKING_SECONDS
 from osac.controllers.objects import ObjectReconciler, add_finalizer, copy, is_deleting, remove_finalizer
 from osac.controllers.runtime import ObjectKey, Result
 from osac.controllers.waiters import Waiters
@@ -45,6 +50,9 @@ DEFAULTS = (
     ("external_ip", "NATGatewayProvisioningFailed"),
     ("nat_gateway", "NATGatewayProvisioningFailed"),
 )
+#: The failure reasons of DEFAULT_NETWORKING_READY, each counted in
+#: ``osac_default_networking_failures_total{reason}``.
+DEFAULT_NETWORKING_FAILURE_REASONS = frozenset(reason for _, reason in DEFAULTS)
 #: Teardown order of a tenant holding only defaults (§10.4).
 TEARDOWN = ("nat_gateway", "external_ip", "security_group", "subnet", "virtual_network")
 
@@ -92,6 +100,8 @@ class TenantReconciler(ObjectReconciler):
         super().__init__(services)
         #: The default objects each tenant (in this process) waits for.
         self.defaults = Waiters()
+        for reason in DEFAULT_NETWORKING_FAILURE_REASONS:  # exported from zero: the first failure is an increase
+            DEFAULT_NETWORKING_FAILURES.labels(reason)
 
     def dependents(self, kind: str, object_id: str) -> tuple[str, ...]:
         """The tenant waiting for the default object that changed."""
@@ -120,6 +130,7 @@ class TenantReconciler(ObjectReconciler):
                 status.state = READY
                 await self.write(tx, desired, stored)
                 return Result()
+            was = (condition.status, condition.reason) if condition is not None else None  # type: ignore[attr-defined]
             objects = await default_objects(tx, stored.metadata.name)  # type: ignore[attr-defined]
             look_again = self._follow(key.id, objects)
             verdict, reason, message = evaluate(objects, await defaults_were_created(tx, key.id))
@@ -135,8 +146,13 @@ class TenantReconciler(ObjectReconciler):
             written = await self.write(tx, desired, stored)
             if verdict == TRUE and reason == "Ready":
                 await lifecycle.record(tx, self.descriptor, written, lifecycle.NORMAL, "DefaultNetworkingReady", message)
+                created = stored.metadata.creation_timestamp.ToDatetime(tzinfo=UTC)  # type: ignore[attr-defined]
+                seconds = max(0.0, (tx.clock.now() - created).total_seconds())
+                tx.after_commit(lambda: DEFAULT_NETWORKING_SECONDS.observe(seconds))
             elif status.state == FAILED and before != FAILED:
                 await lifecycle.record(tx, self.descriptor, written, lifecycle.WARNING, "DefaultNetworkingFailed", message)
+            if verdict == FALSE and reason in DEFAULT_NETWORKING_FAILURE_REASONS and was != (FALSE, reason):
+                tx.after_commit(DEFAULT_NETWORKING_FAILURES.labels(reason).inc)
         if verdict == TRUE:
             self.defaults.forget(key.id)
             return Result()

@@ -1,10 +1,15 @@
 """Lookups the networking reconcilers share: which network class, and so which managers, an
-object's fabric operations go to (networking.md §2: no fallback to another manager)."""
+object's fabric operations go to (networking.md §2: no fallback to another manager).
+
+The managers come back metered: each of their calls is timed into
+``osac_network_provider_operation_seconds{manager, operation, result}`` (§13), whichever
+reconciler makes it."""
 
 from __future__ import annotations
 
 from google.protobuf.message import Message
 
+from osac.controllers.networking_metrics import metered
 from osac.model import registry
 from osac.providers.interfaces import FabricManager, K8sNetworkManager, TerminalProviderError
 from osac.providers.registry import ManagerNotRegistered, ManagerRegistry
@@ -40,7 +45,7 @@ def fabric_of(managers: ManagerRegistry, network_class: Message | None) -> Fabri
     if network_class is None:
         raise TerminalProviderError("NetworkClassNotFound", "the network class of this object does not exist")
     try:
-        return managers.fabric(network_class.fabric_manager)  # type: ignore[attr-defined]
+        return metered(managers.fabric(network_class.fabric_manager))  # type: ignore[attr-defined]
     except ManagerNotRegistered as error:
         raise TerminalProviderError("ManagerNotRegistered", str(error)) from None
 
@@ -49,7 +54,7 @@ def k8s_of(managers: ManagerRegistry, network_class: Message | None) -> K8sNetwo
     if network_class is None or not network_class.k8s_manager:  # type: ignore[attr-defined]
         return None
     try:
-        return managers.k8s(network_class.k8s_manager)  # type: ignore[attr-defined]
+        return metered(managers.k8s(network_class.k8s_manager))  # type: ignore[attr-defined]
     except ManagerNotRegistered as error:
         raise TerminalProviderError("ManagerNotRegistered", str(error)) from None
 

@@ -45,6 +45,10 @@ from osac.store.wakeup import Wakeup, listen_postgres
 log = logging.getLogger(__name__)
 
 MAINTENANCE_INTERVAL = 60.0
+#: Real seconds a stopping process gives in-flight reconciles before cancelling them. A run can
+#: wait much longer (a provider call held by injected latency, on a fake clock for ever); a
+#: cancelled run is safe to cut short, since the next holder of the lease reconciles again.
+CONTROLLER_STOP_GRACE = 10.0
 
 
 @dataclass
@@ -209,7 +213,7 @@ class Application:
 
     async def stop(self) -> None:
         if self.controllers is not None:
-            await self.controllers.stop()
+            await self.controllers.stop(CONTROLLER_STOP_GRACE)
         if self._http_server is not None:
             self._http_server.should_exit = True
         if self._grpc_server is not None:

@@ -19,6 +19,11 @@ ALLOCATION_FAILURES = Counter(
 WORKLOAD, VIP, EXTERNAL = "workload", "vip", "external"
 MANUAL, AUTO, DEFAULT = "manual", "auto", "default"
 
+# Every combination is exported from zero, so the first refusal is an increase Prometheus sees.
+for _space in (WORKLOAD, VIP, EXTERNAL):
+    for _path in (MANUAL, AUTO, DEFAULT):
+        ALLOCATION_FAILURES.labels(_space, _path)
+
 _PATH: ContextVar[str] = ContextVar("osac_allocation_path", default=MANUAL)
 
 

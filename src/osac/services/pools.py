@@ -51,14 +51,18 @@ async def ranked_pools(tx: Tx, family: str = "ipv4", exclude: Collection[str] = 
     return ranked
 
 
-async def select_pool(tx: Tx, family: str = "ipv4", exclude: Collection[str] = ()) -> Message:
-    """The pool to reserve the next automatic address from.
+async def select_pool(tx: Tx, family: str = "ipv4", exclude: Collection[str] = (), *, tenant: str = "",
+                      name: str = "") -> Message:
+    """The pool to reserve the next automatic address from; ``tenant`` and ``name`` (of the
+    ExternalIP wanting it) only name the request in the ``ExternalIPPoolExhausted`` record.
 
     :raises ResourceExhausted: no READY pool of ``family`` has a free address.
     """
     ranked = await ranked_pools(tx, family, exclude)
     if not ranked:
-        log.warning("no READY pool has a free address", extra={"event": "ExternalIPPoolExhausted", "family": family})
+        log.warning("no READY %s pool has a free address for ExternalIP '%s' of tenant '%s'", family, name, tenant,
+                    extra={"event": "ExternalIPPoolExhausted", "family": family, "tenant": tenant,
+                           "external_ip": name})
         count_failure(EXTERNAL)
         raise ResourceExhausted(EXHAUSTED_IPV4)
     return ranked[0][0]
@@ -77,7 +81,7 @@ async def create_external_ip(
     service = services[kind.name]
     tried: set[str] = set()
     while True:
-        pool = await select_pool(tx, exclude=tried)
+        pool = await select_pool(tx, exclude=tried, tenant=tenant, name=name)
         eip = kind.private_class()()
         eip.metadata.name = name  # type: ignore[attr-defined]
         eip.metadata.tenant = tenant  # type: ignore[attr-defined]

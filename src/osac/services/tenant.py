@@ -79,7 +79,7 @@ class TenantBehaviour(Behaviour):
             if count:
                 names = [o.metadata.name or o.id for o in await ctx.tx.find(kind, condition, limit=5)]  # type: ignore[attr-defined]
                 raise FailedPrecondition(
-                    f"cannot delete Tenant '{tenant}': {count} {kind.message}(s) still in it: {', '.join(names)}"
+                    f"cannot delete Tenant '{tenant}': {count} {kind.message}(s) still reference it: {', '.join(names)}"
                 )
 
 

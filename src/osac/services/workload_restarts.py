@@ -1,10 +1,11 @@
 """Accepting a ComputeInstance restart request (compute.md §2.5 step 1 and 5).
 
 ``spec.restart_requested_at`` is a one-shot trigger holding only the latest request. An Update
-that moves it forward is accepted when the VM runs (RUNNING or PAUSED) or a restart is already
-in progress (the new request then gives exactly one more restart after it); otherwise it fails
-with FAILED_PRECONDITION, so a restart of a stopped or failed VM is refused rather than silently
-pending. A request that is not newer than both the stored request and ``last_restarted_at`` is
+that moves it forward is accepted when the VM runs (RUNNING or PAUSED), a restart is already
+in progress (the new request then gives exactly one more restart after it) or the last restart
+failed (FAILED with RESTART_FAILED TRUE: the request retries it); otherwise it fails with
+FAILED_PRECONDITION, so a restart of a stopped or otherwise failed VM is refused rather than
+silently pending. A request that is not newer than both the stored request and ``last_restarted_at`` is
 ignored: the stored value is kept, so a late or replayed request never cancels a pending one,
 and leaving the field out of an Update never clears it.
 """
@@ -41,7 +42,7 @@ def accept_restart_request(kind: Kind, stored: Any, merged: Any) -> None:
         _keep(stored.spec, merged.spec)
         return
     status = stored.status
-    if status.state in _RUNNING_STATES or is_restart_in_progress(status):
+    if status.state in _RUNNING_STATES or is_restart_in_progress(status) or is_failed_by_restart(status):
         return
     raise FailedPrecondition(
         f"{RESTART_REQUIRES_RUNNING}: {object_label(kind, stored)} is {state_machines.short_state(kind, status.state)}"
@@ -49,11 +50,18 @@ def accept_restart_request(kind: Kind, stored: Any, merged: Any) -> None:
 
 
 def is_restart_in_progress(status: Any) -> bool:
-    return any(
-        c.type == compute.COMPUTE_INSTANCE_CONDITION_TYPE_RESTART_IN_PROGRESS
-        and c.status == conditions.CONDITION_STATUS_TRUE
-        for c in status.conditions
-    )
+    return _is_true(status, compute.COMPUTE_INSTANCE_CONDITION_TYPE_RESTART_IN_PROGRESS)
+
+
+def is_failed_by_restart(status: Any) -> bool:
+    """FAILED with RESTART_FAILED TRUE: a new request is how the tenant retries the failed restart
+    once its cause is gone (compute.md §6 scenario 5)."""
+    return bool(status.state == compute.COMPUTE_INSTANCE_STATE_FAILED
+                and _is_true(status, compute.COMPUTE_INSTANCE_CONDITION_TYPE_RESTART_FAILED))
+
+
+def _is_true(status: Any, condition_type: int) -> bool:
+    return any(c.type == condition_type and c.status == conditions.CONDITION_STATUS_TRUE for c in status.conditions)
 
 
 def _time(message: Any, name: str) -> tuple[int, int] | None:

@@ -94,6 +94,7 @@ from osac.status.workloads import (
     TENANT_NOT_READY,
     TenantReadiness,
     delete_failed_message,
+    is_true,
     stamped_transition_time,
     tenant_not_ready_message,
     turned_true,
@@ -168,7 +169,7 @@ def derive_baremetal_instance_status(
             RESTART_FAILED: cycle.failed,
             RESTART_REQUIRED: _restart_required(context),
         }
-        state = _state(reading, steps, ready.is_true, cycle.failed.is_true, context)
+        state = _state(reading, steps, ready.is_true, _is_failed_by_restart(previous, cycle, ready.is_true), context)
         restart_trigger = cycle.restart_trigger
     status = BareMetalInstanceStatusView(
         state=state,
@@ -196,10 +197,25 @@ def _kept(previous: BareMetalInstanceStatusView) -> dict[int, ConditionView]:
 # -- state (compute.md §3.3, first match after deletion and unreadable) ---------------------------------
 
 
+def _is_failed_by_restart(previous: BareMetalInstanceStatusView, cycle: PowerCycleConditions, is_ready: bool) -> bool:
+    """A failed power cycle leaves the instance FAILED until it runs again (compute.md §3.3, §6
+    scenario 14): while the host is not READY; and when the cycle failed with the host still up
+    (its power calls failed), until a later cycle succeeds. A host seen not READY and then READY
+    again after the failure runs again."""
+    if not cycle.failed.is_true:
+        return False
+    if not is_ready:
+        return True
+    if not is_true(previous.conditions, READY):
+        return False  # it came back: running again
+    return previous.state == FAILED or not is_true(previous.conditions, RESTART_FAILED)
+
+
 def _state(
-    host: HostReading | None, steps: ProvisioningSteps, is_ready: bool, has_restart_failed: bool, context: BareMetalContext
+    host: HostReading | None, steps: ProvisioningSteps, is_ready: bool, is_failed_by_restart: bool,
+    context: BareMetalContext,
 ) -> int:
-    if steps.failed is not None or (has_restart_failed and not is_ready):
+    if steps.failed is not None or is_failed_by_restart:
         return FAILED
     if not steps.are_complete:
         return PROVISIONING

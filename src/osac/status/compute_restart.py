@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 
 from osac.status.common import TRUE, ConditionView
 from osac.status.compute_views import (
+    FAILED,
     PAUSED,
     RESTART_FAILED,
     RESTART_IN_PROGRESS,
@@ -53,6 +54,14 @@ def is_restart_running(status: ComputeInstanceStatusView) -> bool:
     return is_true(status.conditions, RESTART_IN_PROGRESS)
 
 
+def is_restartable(status: ComputeInstanceStatusView) -> bool:
+    """RUNNING or PAUSED, or FAILED by its last restart (RESTART_FAILED TRUE): a new request is
+    how the tenant retries a failed restart once its cause is gone (compute.md §6 scenario 5)."""
+    if status.state in _RESTARTABLE_STATES:
+        return True
+    return status.state == FAILED and is_true(status.conditions, RESTART_FAILED)
+
+
 def restart_request_refusal(requested_at: datetime, status: ComputeInstanceStatusView) -> str | None:
     """Why an Update may not store ``requested_at`` as ``spec.restart_requested_at``; None when it may.
 
@@ -60,7 +69,7 @@ def restart_request_refusal(requested_at: datetime, status: ComputeInstanceStatu
     value is stored: a newer one gives one more restart, an older one is ignored (step 5)."""
     if is_restart_running(status):
         return None
-    if status.state not in _RESTARTABLE_STATES:
+    if not is_restartable(status):
         return RESTART_REQUIRES_RUNNING
     last = status.last_restarted_at
     if last is not None and requested_at <= last:
@@ -75,9 +84,9 @@ def needs_restart(requested_at: datetime | None, status: ComputeInstanceStatusVi
     """Whether the reconciler should call ``restart_virtual_machine`` now.
 
     A request newer than the last restart's start waits while a restart runs and is served once
-    the instance is RUNNING or PAUSED again, so any number of requests during one restart give
-    exactly one more."""
-    if requested_at is None or is_restart_running(status) or status.state not in _RESTARTABLE_STATES:
+    the instance is RUNNING or PAUSED again (or FAILED by that restart), so any number of
+    requests during one restart give exactly one more."""
+    if requested_at is None or is_restart_running(status) or not is_restartable(status):
         return False
     last = status.last_restarted_at
     return last is None or requested_at > last

@@ -1,0 +1,100 @@
+"""The sweep for orphaned auto-provisioned children (networking.md §10.2): a VM whose finalizers a
+provider admin removed privately is archived at once, before its cleanup ran; its automatic
+external IP and attachment would then hold an external address forever. The sweep deletes them
+through the normal path, attachment first, and counts them."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from osac.server.settings import merge_config
+from tests.workloads.test_vm_lifecycle import (
+    FAST_RETRIES,
+    PRIVATE,
+    PUBLIC,
+    VMS,
+    Vmaas,
+    _metric,
+    serving_vmaas,
+)
+
+#: A sweep every quarter second instead of every ten minutes.
+SWEEPING = merge_config(FAST_RETRIES, {"networking": {"orphan_sweep_interval": 0.25}})
+
+
+@pytest.fixture
+async def sweeping(db_url: str, tmp_path: Path) -> AsyncIterator[Vmaas]:
+    async with serving_vmaas(db_url, tmp_path, SWEEPING) as found:
+        yield found
+
+
+async def _pool_allocated(vmaas: Vmaas) -> int:
+    return sum(int(p["status"].get("allocated", 0)) for p in (await vmaas.admin.request(
+        "GET", f"{PRIVATE}/external_ip_pools")).json()["items"])
+
+
+async def _until_allocated(vmaas: Vmaas, count: int, timeout: float = 20.0) -> None:
+    """The pools' ``allocated`` counters add up to ``count`` (they follow each allocation and
+    each confirmed release)."""
+    async with asyncio.timeout(timeout):
+        while await _pool_allocated(vmaas) != count:
+            await asyncio.sleep(0.05)
+
+
+async def _gone(vmaas: Vmaas, path: str, timeout: float = 20.0) -> None:
+    async with asyncio.timeout(timeout):
+        while (await vmaas.admin.request("GET", path)).status_code != 404:
+            await asyncio.sleep(0.05)
+
+
+async def test_children_of_a_vm_archived_without_its_cleanup_are_swept(sweeping: Vmaas) -> None:
+    vmaas = sweeping
+    # Given a VM with automatic external access, public, and a manual external IP beside it,
+    before = await _pool_allocated(vmaas)
+    [pool] = (await vmaas.admin.request("GET", f"{PRIVATE}/external_ip_pools")).json()["items"]
+    manual = (await vmaas.alice.request("POST", f"{PUBLIC}/external_ips", json={
+        "metadata": {"name": "kept"}, "spec": {"pool": pool["metadata"]["name"]}})).json()
+    vm = await vmaas.create("web", auto_external_ip_attachment=True)
+    await vmaas.until(vm["id"], lambda v: bool(v["status"].get("external_ip_address")))
+    [eip] = [e for e in (await vmaas.get(f"{PUBLIC}/external_ips"))["items"] if e["metadata"]["name"] == f"auto-{vm['id']}"]
+    [attachment] = (await vmaas.get(f"{PUBLIC}/external_ip_attachments"))["items"]
+    await _until_allocated(vmaas, before + 2)
+    swept_attachments = await _metric(vmaas, 'osac_network_orphans_deleted_total{type="external_ip_attachment"}')
+    swept_eips = await _metric(vmaas, 'osac_network_orphans_deleted_total{type="external_ip"}')
+
+    # when a provider admin removes its finalizers privately and deletes it (archived at once),
+    response = await vmaas.admin.request("PATCH", f"{PRIVATE}/compute_instances/{vm['id']}",
+                                         params={"update_mask": "metadata.finalizers"},
+                                         json={"metadata": {"finalizers": []}})
+    assert response.status_code == 200, response.text
+    assert (await vmaas.admin.request("DELETE", f"{PRIVATE}/compute_instances/{vm['id']}")).status_code == 200
+    assert (await vmaas.alice.request("GET", f"{VMS}/{vm['id']}")).status_code == 404
+
+    # then the sweep deletes the attachment, then the external IP, through their own teardown:
+    await _gone(vmaas, f"{PUBLIC}/external_ip_attachments/{attachment['id']}")
+    await _gone(vmaas, f"{PUBLIC}/external_ips/{eip['id']}")
+    await _until_allocated(vmaas, before + 1)  # the address is back in the pool
+    fabric = await vmaas.admin.request("POST", f"{PRIVATE}/simulator/get_observation",
+                                       json={"kind": "fabric", "key": vm["spec"]["compute_network_attachments"][0]["subnet"]})
+    assert eip["status"]["address"] not in fabric.text
+    assert await _metric(vmaas, 'osac_network_orphans_deleted_total{type="external_ip_attachment"}') == swept_attachments + 1
+    assert await _metric(vmaas, 'osac_network_orphans_deleted_total{type="external_ip"}') == swept_eips + 1
+    # and the manual external IP, not auto-provisioned, is kept.
+    kept = (await vmaas.alice.request("GET", f"{PUBLIC}/external_ips/{manual['id']}")).json()
+    assert kept["status"]["state"] == "EXTERNAL_IP_STATE_ALLOCATED"
+
+
+async def test_children_of_a_live_vm_are_left_alone(sweeping: Vmaas) -> None:
+    vmaas = sweeping
+    vm = await vmaas.create("web", auto_external_ip_attachment=True)
+    await vmaas.until(vm["id"], lambda v: bool(v["status"].get("external_ip_address")))
+    await asyncio.sleep(1.0)  # four sweeps
+    attachments = (await vmaas.get(f"{PUBLIC}/external_ip_attachments"))["items"]
+    assert [(a["status"]["state"], "deletion_timestamp" in a["metadata"]) for a in attachments] == [
+        ("EXTERNAL_IP_ATTACHMENT_STATE_READY", False)]
+    vm_now = await vmaas.get(f"{VMS}/{vm['id']}")
+    assert vm_now["status"]["external_ip_address"]
