@@ -78,9 +78,9 @@ async def test_children_of_a_vm_archived_without_its_cleanup_are_swept(sweeping:
     await _gone(vmaas, f"{PUBLIC}/external_ip_attachments/{attachment['id']}")
     await _gone(vmaas, f"{PUBLIC}/external_ips/{eip['id']}")
     await _until_allocated(vmaas, before + 1)  # the address is back in the pool
-    fabric = await vmaas.admin.request("POST", f"{PRIVATE}/simulator/get_observation",
-                                       json={"kind": "fabric", "key": vm["spec"]["compute_network_attachments"][0]["subnet"]})
-    assert eip["status"]["address"] not in fabric.text
+    subnet = await vmaas.get(f"{PUBLIC}/subnets/{vm['spec']['compute_network_attachments'][0]['subnet']}")
+    fabric = await vmaas.observation("fabric", subnet["spec"]["virtual_network"])
+    assert fabric["dnat"] == [] and eip["status"]["address"] not in str(fabric)
     assert await _metric(vmaas, 'osac_network_orphans_deleted_total{type="external_ip_attachment"}') == swept_attachments + 1
     assert await _metric(vmaas, 'osac_network_orphans_deleted_total{type="external_ip"}') == swept_eips + 1
     # and the manual external IP, not auto-provisioned, is kept.
