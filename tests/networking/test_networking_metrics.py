@@ -238,6 +238,27 @@ async def test_41_pool_utilisation_exhaustion_and_auto_provisioning(cloud: Cloud
         "compute_instance": 1, "cluster": 0, "baremetal_instance": 0}
 
 
+async def test_18_three_hundred_concurrent_external_ips_over_two_slash_24_pools(cloud: Cloud) -> None:
+    """Scenario 18 at its size through the API: two /24 pools, 300 concurrent creates (150 each),
+    no address twice, and per pool total = allocated + available, equal to the gauges."""
+    await cloud.onboard()
+    await cloud.pool("c", "198.18.0.0/24")
+    await cloud.pool("d", "198.18.1.0/24")
+    responses = await asyncio.gather(*[cloud.external_ip(f"{pool}-{i}", pool) for i in range(150) for pool in "cd"])
+    assert [r.status_code for r in responses] == [200] * 300, {r.text for r in responses if r.status_code != 200}
+    addresses = [r.json()["status"]["address"] for r in responses]
+    assert len(set(addresses)) == 300
+    for pool, cidr in (("c", "198.18.0.0/24"), ("d", "198.18.1.0/24")):
+        mine = [a for r, a in zip(responses, addresses, strict=True) if r.json()["metadata"]["name"].startswith(f"{pool}-")]
+        assert len(mine) == 150 and all(ip_address(a) in ip_network(cidr) for a in mine)
+    expected = {"c": (254, 150), "d": (254, 150)}
+    samples = await cloud.until(lambda s: all(pool_gauges(s, name)[:2] == counts for name, counts in expected.items()))
+    for name, (total, allocated) in expected.items():
+        assert await cloud.pool_counters(name) == (total, allocated, total - allocated)
+        assert pool_gauges(samples, name) == (total, allocated, total - allocated)
+        assert value(samples, UTILIZATION, pool=name) == allocated / total
+
+
 async def test_onboarding_is_timed_once_and_its_provider_calls_are_counted(cloud: Cloud) -> None:
     before = await cloud.scrape()
     started = time.monotonic()
