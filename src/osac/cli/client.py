@@ -26,6 +26,7 @@ from osac.cli.fields import (
 from osac.cli.kinds import cel_string, ids_filter, looks_like_id, name_filter, reference_filter
 from osac.model import registry
 from osac.model.kinds import Kind, Method
+from osac.model.labels import AUTO_FOR_LABEL
 
 #: Items asked for per List call; the server's maximum.
 PAGE_SIZE = 1000
@@ -197,17 +198,16 @@ def referrers(connection: Connection, kind: Kind, object_id: str) -> list[Link]:
     return found
 
 
-#: The label the service puts on the objects it creates on a workload's behalf (networking.md
-#: §8), and the kinds it creates so: an instance's automatic external IP and its attachment.
-AUTO_PROVISIONED_FOR = "osac.openshift.io/auto-provisioned-for"
+#: The kinds the service creates on a workload's behalf: an instance's automatic external IP and
+#: its attachment (networking.md §8), labelled ``AUTO_FOR_LABEL``.
 AUTO_PROVISIONED_KINDS = ("external_ip", "external_ip_attachment")
 
 
 def auto_provisioned(connection: Connection, object_id: str) -> list[Link]:
-    """The objects auto-provisioned for ``object_id`` (labelled ``AUTO_PROVISIONED_FOR``), external
+    """The objects auto-provisioned for ``object_id`` (labelled ``AUTO_FOR_LABEL``), external
     IPs before attachments, each ``Link`` with the label as its path. Cosmetic like
     ``referrers``: kinds whose lookup fails are left out."""
-    expression = f"this.metadata.labels[{cel_string(AUTO_PROVISIONED_FOR)}] == {cel_string(object_id)}"
+    expression = f"this.metadata.labels[{cel_string(AUTO_FOR_LABEL)}] == {cel_string(object_id)}"
     found: list[Link] = []
     for kind_name in AUTO_PROVISIONED_KINDS:
         kind = registry.get(kind_name)
@@ -215,7 +215,7 @@ def auto_provisioned(connection: Connection, object_id: str) -> list[Link]:
             items = KindClient(connection, kind).list(expression).items
         except CliError:
             continue
-        found += [Link(AUTO_PROVISIONED_FOR, kind, item.id, item) for item in items]  # type: ignore[attr-defined]
+        found += [Link(AUTO_FOR_LABEL, kind, item.id, item) for item in items]  # type: ignore[attr-defined]
     return found
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from google.protobuf.message import Message
 
 from osac.model import registry
-from osac.services.attachments import AUTO_FOR_LABEL
+from osac.model.labels import AUTO_FOR_LABEL
 from osac.services.catalog import Services
 from osac.services.context import Caller
 from osac.services.references import has_label

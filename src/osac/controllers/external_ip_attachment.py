@@ -18,7 +18,7 @@ from osac.controllers.provisioning import NetworkingContext, ProviderCall, Provi
 from osac.controllers.runtime import ObjectKey, Result
 from osac.controllers.waiters import Awaited
 from osac.model import registry
-from osac.services.attachments import AUTO_LABEL
+from osac.model.labels import AUTO_LABEL
 from osac.services.catalog import Services
 from osac.store import lifecycle
 from osac.store.objects import Tx, object_label

@@ -106,6 +106,23 @@ def remove_series(gauge: Gauge, *labels: str) -> None:
         gauge.remove(*labels)
 
 
+class SeriesByObject:
+    """The label values of the gauge series each object is reported under, so that the series
+    of a renamed or archived object are removed rather than left at their last value."""
+
+    def __init__(self, remove: Callable[[tuple[str, ...]], None]) -> None:
+        self._remove = remove
+        self._labels: dict[str, tuple[str, ...]] = {}
+
+    def report(self, object_id: str, labels: tuple[str, ...] | None) -> None:
+        """``object_id`` is now reported under ``labels`` (None: no longer reported)."""
+        previous = self._labels.pop(object_id, None)
+        if previous is not None and previous != labels:
+            self._remove(previous)
+        if labels is not None:
+            self._labels[object_id] = labels
+
+
 # -- provider operations ---------------------------------------------------------------------------
 
 _M = TypeVar("_M")

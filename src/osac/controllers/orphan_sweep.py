@@ -31,7 +31,7 @@ from sqlalchemy import select
 
 from osac.controllers.auto_cleanup import ORDER
 from osac.model import registry
-from osac.services.attachments import AUTO_FOR_LABEL
+from osac.model.labels import AUTO_FOR_LABEL
 from osac.services.catalog import Services
 from osac.services.context import Caller
 from osac.services.errors import FailedPrecondition, NotFound

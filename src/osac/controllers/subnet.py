@@ -8,7 +8,7 @@ import ipaddress
 from google.protobuf.message import Message
 
 from osac.controllers import topology
-from osac.controllers.networking_metrics import SUBNET_ADDRESSES_AVAILABLE, remove_series
+from osac.controllers.networking_metrics import SUBNET_ADDRESSES_AVAILABLE, SeriesByObject, remove_series
 from osac.controllers.provisioning import NetworkingContext, ProviderCall, ProvisioningReconciler
 from osac.controllers.waiters import Awaited
 from osac.ipam import allocator
@@ -41,20 +41,15 @@ class SubnetReconciler(ProvisioningReconciler):
 
     def __init__(self, services: Services, networking: NetworkingContext) -> None:
         super().__init__(services, networking)
-        #: The (tenant, subnet) labels of every subnet the gauge reports, by id.
-        self._gauged: dict[str, tuple[str, str]] = {}
+        self._series = SeriesByObject(lambda labels: remove_series(SUBNET_ADDRESSES_AVAILABLE, *labels))
 
     def observed(self, object_id: str, obj: Message | None) -> None:
         """``osac_subnet_addresses_available`` from the stored counter: each reservation or
         release rewrites it (an UPDATED event, so a pass); an archived subnet's series goes."""
-        previous = self._gauged.pop(object_id, None)
-        labels = (obj.metadata.tenant, obj.metadata.name or object_id) if obj is not None else None  # type: ignore[attr-defined]
-        if previous is not None and previous != labels:
-            remove_series(SUBNET_ADDRESSES_AVAILABLE, *previous)
-        if obj is None or labels is None:
-            return
-        SUBNET_ADDRESSES_AVAILABLE.labels(*labels).set(obj.status.available_addresses)  # type: ignore[attr-defined]
-        self._gauged[object_id] = labels
+        labels = None if obj is None else (obj.metadata.tenant, obj.metadata.name or object_id)  # type: ignore[attr-defined]
+        self._series.report(object_id, labels)
+        if labels is not None:
+            SUBNET_ADDRESSES_AVAILABLE.labels(*labels).set(obj.status.available_addresses)  # type: ignore[union-attr]
 
     def awaited(self, obj: Message) -> tuple[Awaited, ...]:
         return (("virtual_network", obj.spec.virtual_network),)  # type: ignore[attr-defined]

@@ -33,6 +33,7 @@ from google.protobuf.message import Message
 
 from osac.model import registry
 from osac.model.kinds import Kind
+from osac.model.labels import AUTO_FOR_LABEL, AUTO_LABEL
 from osac.services import consumers, external_ip_attachment, gates, pools, references, state_machines
 from osac.services.allocation_metrics import AUTO, allocation_path
 from osac.services.behaviour import WriteContext
@@ -48,8 +49,6 @@ log = logging.getLogger(__name__)
 NO_DEFAULTS = "No default networking resources available. Please contact your administrator."
 POPULATED_REASON = "NetworkAttachmentsPopulated"
 AUTO_CREATED_REASON = "AutoExternalIPCreated"
-AUTO_LABEL = "osac.openshift.io/auto-provisioned"
-AUTO_FOR_LABEL = "osac.openshift.io/auto-provisioned-for"
 #: Held by a workload from its Create transaction when it owns auto-provisioned objects (api.md
 #: §2.6): the auto cleanup of networking.md §10.1 step 3 removes it once they are all archived, so
 #: a workload deleted before any reconciler ran still cannot leave them behind.

@@ -16,7 +16,7 @@ from google.protobuf.message import Message
 
 from osac.model import registry
 from osac.model.kinds import Kind
-from osac.services.attachments import AUTO_FOR_LABEL
+from osac.model.labels import AUTO_FOR_LABEL
 from osac.services.behaviour import WriteContext
 from osac.services.context import Caller
 from osac.services.references import has_label

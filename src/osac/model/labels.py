@@ -1,0 +1,10 @@
+"""Labels the service puts on objects it creates on a workload's behalf (networking.md §8).
+
+They are part of the API: clients (the CLI's describe) find an instance's automatic external IP
+and attachment by them, and the service's cleanup and orphan sweep find what to delete.
+"""
+
+#: On every auto-provisioned object.
+AUTO_LABEL = "osac.openshift.io/auto-provisioned"
+#: The id of the workload an auto-provisioned object was created for.
+AUTO_FOR_LABEL = "osac.openshift.io/auto-provisioned-for"
