@@ -28,7 +28,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from bench.harness import emit_json, percentile, print_table
-from osac.status.clusters import (
+from osac.status.clusters.derivation import (
     ClusterContext,
     ClusterStatusView,
     NodeSetSpec,

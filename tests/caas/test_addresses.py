@@ -11,7 +11,7 @@ import pytest
 
 from osac.ipam import allocator
 from osac.model import registry
-from osac.services import cluster_addresses
+from osac.services.clusters import addresses
 from osac.store.errors import Conflict
 from tests.caas.conftest import Caas, error
 
@@ -109,6 +109,6 @@ async def test_a_growth_committed_during_a_reconcile_pass_is_not_released_as_sur
             response = await caas.patch("clusters", cluster["id"],
                                         {"spec": {"node_sets": {"workers": {"size": 5}}}}, mask="spec.node_sets")
             assert response.status_code == 200, response.text
-            await cluster_addresses.release_surplus_nodes(tx, stored, {("workers", i) for i in range(3)})
+            await addresses.release_surplus_nodes(tx, stored, {("workers", i) for i in range(3)})
     assert [(p, o) for p, o, _ in await _held(caas, cluster["id"]) if p == "node:workers"] == [
         ("node:workers", i) for i in range(5)]

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from osac.auth.subject import Role
-from osac.controllers.cluster import ClusterReconciler
-from osac.controllers.runtime import ObjectKey, TransientError
+from osac.controllers.clusters.cluster import ClusterReconciler
+from osac.controllers.runtime.manager import ObjectKey, TransientError
 from tests.caas.conftest import PULL_SECRET, RELEASE_IMAGE, ssh_key
 from tests.reconcile.test_default_networking import INSTANT, ready_catalogue, wait_for
 from tests.support.server import running_server

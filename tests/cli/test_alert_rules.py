@@ -104,9 +104,9 @@ def test_a_bad_duration_names_the_option_and_prints_no_rules(option: str, value:
 def test_every_metric_the_rules_read_is_exported() -> None:
     """The rules name metrics the reconcilers' and services' metrics modules register (counters
     are collected under their name without ``_total``)."""
-    import osac.controllers.cluster_metrics  # noqa: F401  (registers the cluster metrics)
-    import osac.controllers.networking_metrics  # noqa: F401  (registers the networking metrics)
-    import osac.services.allocation_metrics  # noqa: F401  (registers the allocation failures)
+    import osac.controllers.clusters.metrics  # noqa: F401  (registers the cluster metrics)
+    import osac.controllers.networking.metrics  # noqa: F401  (registers the networking metrics)
+    import osac.services.networking.allocation_metrics  # noqa: F401  (registers the allocation failures)
 
     exported = {metric.name for metric in REGISTRY.collect()}
     for metric in alert_rules.METRICS:

@@ -24,7 +24,7 @@ from typer.testing import CliRunner, Result
 from osac.api.public.v1.cluster_type_pb2 import ClusterStatus
 from osac.api.public.v1.lifecycle_event_type_pb2 import LifecycleEventType
 from osac.cli.main import app
-from osac.status.clusters import (
+from osac.status.clusters.derivation import (
     ClusterContext,
     ClusterDerivation,
     NodeSetSpec,

@@ -22,7 +22,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from osac.clock import FakeClock
-from osac.controllers.runtime import (
+from osac.controllers.runtime.manager import (
     Controller,
     ControllerManager,
     ControllerMetrics,
@@ -30,7 +30,7 @@ from osac.controllers.runtime import (
     ObjectKey,
     Result,
 )
-from osac.controllers.testing import InMemoryLeaseStore
+from osac.controllers.runtime.testing import InMemoryLeaseStore
 from osac.store.leases import DatabaseLeaseStore
 from osac.store.schema import leases
 

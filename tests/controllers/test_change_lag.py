@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 from prometheus_client import REGISTRY
 
-from osac.controllers.workloads import ChangeLag
+from osac.controllers.workloads.passes import ChangeLag
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 

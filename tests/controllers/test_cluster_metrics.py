@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from prometheus_client import REGISTRY
 
 from osac.api.private.v1 import cluster_type_pb2 as pb
-from osac.controllers import cluster_metrics
+from osac.controllers.clusters import metrics
 
 NOW = datetime(2026, 3, 4, 11, 0, tzinfo=UTC)
 TRUE, FALSE = 1, 2
@@ -38,7 +38,7 @@ def test_gauges_report_stalled_unknown_and_degraded_clusters() -> None:
                 ((pb.CLUSTER_CONDITION_TYPE_DEGRADED, TRUE, "NodeSetDegraded:gpu"),)),
         cluster("c-4", "new", "beta", 9, "", (FALSE, "AsExpected")),
     ]
-    cluster_metrics.refresh_cluster_gauges(clusters, NOW)
+    metrics.refresh_cluster_gauges(clusters, NOW)
     assert sample("osac_cluster_stalled_info", {"cluster_id": "c-1", "cluster_name": "gpu-lab", "tenant": "acme",
                                                  "stage": "WorkersJoining"}) == 1
     assert sample("osac_clusters_stalled", {"stage": "WorkersJoining", "tenant": "acme"}) == 1
@@ -50,7 +50,7 @@ def test_gauges_report_stalled_unknown_and_degraded_clusters() -> None:
                                                       "stage": "WorkersJoining"}) == 23 * 60
 
     # Recomputed, not accumulated: a cluster that is no longer stalled disappears.
-    cluster_metrics.refresh_cluster_gauges(clusters[1:], NOW)
+    metrics.refresh_cluster_gauges(clusters[1:], NOW)
     assert sample("osac_cluster_stalled_info", {"cluster_id": "c-1", "cluster_name": "gpu-lab", "tenant": "acme",
                                                  "stage": "WorkersJoining"}) is None
 
@@ -61,6 +61,6 @@ def test_transition_counters() -> None:
     labels = {"from": "PROGRESSING", "to": "READY"}
     start = sample("osac_cluster_state_transitions_total", labels) or 0
     exits = sample("osac_cluster_stage_duration_seconds_count", {"stage": "WorkersJoining", "outcome": "advanced"}) or 0
-    cluster_metrics.observe_transition(before, after, NOW)
+    metrics.observe_transition(before, after, NOW)
     assert sample("osac_cluster_state_transitions_total", labels) == start + 1
     assert sample("osac_cluster_stage_duration_seconds_count", {"stage": "WorkersJoining", "outcome": "advanced"}) == exits + 1

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from osac.controllers.setup import cluster_resync
+from osac.server.controllers import cluster_resync
 
 
 def test_resync_interval_defaults_to_the_specified_30_seconds() -> None:

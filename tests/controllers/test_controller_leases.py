@@ -7,8 +7,8 @@ from datetime import timedelta
 
 from sqlalchemy import select
 
-from osac.controllers.runtime import lease_name
-from osac.controllers.testing import InMemoryChangeLog, InMemoryLeaseStore
+from osac.controllers.runtime.manager import lease_name
+from osac.controllers.runtime.testing import InMemoryChangeLog, InMemoryLeaseStore
 from osac.store.leases import DatabaseLeaseStore
 from osac.store.schema import leases as leases_table
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from datetime import timedelta
 
-from osac.controllers.runtime import Change, ObjectKey, Result
-from osac.controllers.testing import InMemoryChangeFeed, InMemoryChangeLog, InMemoryLeaseStore
+from osac.controllers.runtime.manager import Change, ObjectKey, Result
+from osac.controllers.runtime.testing import InMemoryChangeFeed, InMemoryChangeLog, InMemoryLeaseStore
 
 
 async def test_changes_are_routed_to_the_controller_of_their_kind(

@@ -9,7 +9,7 @@ from datetime import timedelta
 
 import pytest
 
-from osac.controllers.runtime import (
+from osac.controllers.runtime.manager import (
     Backoff,
     ObjectKey,
     OwnWrites,
@@ -238,7 +238,7 @@ async def test_write_races_are_retried_as_transient_without_a_traceback(
 
     reconciler = make_reconciler(script=script)
     controller = await make_controller(reconciler)
-    with caplog.at_level(logging.INFO, logger="osac.controllers.runtime"):
+    with caplog.at_level(logging.INFO, logger="osac.controllers.runtime.manager"):
         controller.enqueue("a")
         await controller.wait_idle()
     assert controller.scheduled_at("a") == clock.now() + timedelta(seconds=0.5)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from osac.controllers.waiters import Waiters
+from osac.controllers.runtime.waiters import Waiters
 
 VN = ("virtual_network", "vn-1")
 EIP = ("external_ip", "eip-1")

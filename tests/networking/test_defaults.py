@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from osac.auth.subject import Role
-from osac.services.allocation_metrics import ALLOCATION_FAILURES
+from osac.services.networking.allocation_metrics import ALLOCATION_FAILURES
 from tests.networking.conftest import Net, error
 from tests.support.networking import PRIVATE, PUBLIC, find_by_name, set_state
 from tests.support.watching import payload, read_events

@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 
 from osac.model import registry
-from osac.services import addresses, attachments, nat_gateways, pools
-from osac.services.behaviour import WriteContext
-from osac.services.context import Caller
-from osac.services.errors import FailedPrecondition, InvalidArgument, ResourceExhausted, ServiceError
+from osac.services.core.behaviour import WriteContext
+from osac.services.core.context import Caller
+from osac.services.core.errors import FailedPrecondition, InvalidArgument, ResourceExhausted, ServiceError
+from osac.services.networking import addresses, gateway_reuse, pool_selection
+from osac.services.workloads import network_attachments
 from osac.store.tables import LIVE
 from tests.networking.conftest import Net
 from tests.support.networking import PRIVATE, find_by_name, set_state
@@ -50,18 +51,18 @@ def attachment(subnet: str, *sgs: str) -> Any:
 async def test_tenant_defaults_resolution(net: Net) -> None:
     await net.tenant(ready=False)
     async with write(net) as ctx:
-        assert await failure(attachments.tenant_defaults(ctx.tx, "acme")) == (
+        assert await failure(network_attachments.tenant_defaults(ctx.tx, "acme")) == (
             FailedPrecondition, "Default networking is not ready: Subnet 'default' is PENDING")
     made = await _ready_defaults(net)
     async with write(net) as ctx:
-        found = await attachments.tenant_defaults(ctx.tx, "acme")
+        found = await network_attachments.tenant_defaults(ctx.tx, "acme")
         assert (found.subnet.id, found.security_group.id) == (made["subnets"], made["security_groups"])
-        attachments.note_populated(ctx, "ComputeInstance", found.subnet)
+        network_attachments.note_populated(ctx, "ComputeInstance", found.subnet)
         assert ctx.notes[0][:2] == (1, "NetworkAttachmentsPopulated")
-        assert await failure(attachments.tenant_defaults(ctx.tx, "nobody")) == (FailedPrecondition, attachments.NO_DEFAULTS)
+        assert await failure(network_attachments.tenant_defaults(ctx.tx, "nobody")) == (FailedPrecondition, network_attachments.NO_DEFAULTS)
     await net.delete("security_groups", made["security_groups"], private=True)  # a needed default deleted
     async with write(net) as ctx:
-        assert await failure(attachments.tenant_defaults(ctx.tx, "acme")) == (FailedPrecondition, attachments.NO_DEFAULTS)
+        assert await failure(network_attachments.tenant_defaults(ctx.tx, "acme")) == (FailedPrecondition, network_attachments.NO_DEFAULTS)
 
 
 async def _ready_defaults(net: Net) -> dict[str, str]:
@@ -83,21 +84,21 @@ async def test_explicit_attachments_are_validated_and_completed(net: Net) -> Non
     path = "spec.compute_network_attachments"
     async with write(net) as ctx:
         tx = ctx.tx
-        assert (await attachments.validate(tx, path, [attachment(a, sg)])).id == app["id"]
-        assert await failure(attachments.validate(tx, path, [attachment(a), attachment(a)])) == (
+        assert (await network_attachments.validate(tx, path, [attachment(a, sg)])).id == app["id"]
+        assert await failure(network_attachments.validate(tx, path, [attachment(a), attachment(a)])) == (
             InvalidArgument, f"{path}[1].subnet: the subnet is already attached by {path}[0]; a subnet may appear at most once")
-        assert await failure(attachments.validate(tx, path, [attachment(a), attachment(default_subnet)], workload="ComputeInstance")) == (
+        assert await failure(network_attachments.validate(tx, path, [attachment(a), attachment(default_subnet)], workload="ComputeInstance")) == (
             InvalidArgument, f"{path}[1].subnet: Subnet 'default' is in VirtualNetwork 'default', not VirtualNetwork 'app' "
                              f"like {path}[0]; a ComputeInstance attaches to one VirtualNetwork")
-        assert await failure(attachments.validate(tx, path, [attachment(a, default_sg)])) == (
+        assert await failure(network_attachments.validate(tx, path, [attachment(a, default_sg)])) == (
             InvalidArgument, f"{path}[0].security_groups[0]: SecurityGroup 'default' is not in VirtualNetwork 'app'")
-        assert await failure(attachments.validate(tx, path, [attachment(b)])) == (
+        assert await failure(network_attachments.validate(tx, path, [attachment(b)])) == (
             FailedPrecondition, "Subnet 'b' is not READY (state SUBNET_STATE_PENDING)")
-        assert await failure(attachments.validate(tx, path, [])) == (
+        assert await failure(network_attachments.validate(tx, path, [])) == (
             InvalidArgument, f"{path}: at least one network attachment is required")
 
         on_default, elsewhere = attachment(default_subnet), attachment(a)
-        assert await attachments.fill_default_security_groups(tx, "acme", [on_default, elsewhere])
+        assert await network_attachments.fill_default_security_groups(tx, "acme", [on_default, elsewhere])
         assert (list(on_default.security_groups), list(elsewhere.security_groups)) == ([default_sg], [])
 
     no_k8s = await net.create("network_classes", {"metadata": {"name": "metal"}, "fabric_manager": "sim-fabric"},
@@ -105,8 +106,8 @@ async def test_explicit_attachments_are_validated_and_completed(net: Net) -> Non
     metal = await net.create("virtual_networks", {"metadata": {"name": "metal"}, "spec": {
         "network_class": no_k8s["id"], "ipv4_cidr": "10.2.0.0/16"}})
     async with write(net) as ctx:
-        await attachments.require_k8s_manager(ctx.tx, await load(net, "virtual_network", app["id"]), "ComputeInstances")
-        assert await failure(attachments.require_k8s_manager(ctx.tx, await load(net, "virtual_network", metal["id"]), "Clusters")) == (
+        await network_attachments.require_k8s_manager(ctx.tx, await load(net, "virtual_network", app["id"]), "ComputeInstances")
+        assert await failure(network_attachments.require_k8s_manager(ctx.tx, await load(net, "virtual_network", metal["id"]), "Clusters")) == (
             FailedPrecondition, "Clusters are not supported in this deployment: NetworkClass 'metal' has no Kubernetes network manager")
 
 
@@ -122,15 +123,15 @@ async def test_pool_selection(net: Net) -> None:
         for i in range(count):
             await net.external_ip(f"{pool}-{i}", pool, ready=False)
     async with write(net) as ctx:
-        ranked = [(p.metadata.name, free) for p, free in await pools.ranked_pools(ctx.tx)]
+        ranked = [(p.metadata.name, free) for p, free in await pool_selection.ranked_pools(ctx.tx)]
         assert ranked == [("b", 10), ("c", 10), ("a", 5)]
-        assert (await pools.select_pool(ctx.tx)).metadata.name == "b"
-        assert (await pools.select_pool(ctx.tx, exclude={(await pools.select_pool(ctx.tx)).id})).metadata.name == "c"
+        assert (await pool_selection.select_pool(ctx.tx)).metadata.name == "b"
+        assert (await pool_selection.select_pool(ctx.tx, exclude={(await pool_selection.select_pool(ctx.tx)).id})).metadata.name == "c"
     for name in ("a", "b", "c"):
         pool = await find_by_name(net.admin, "external_ip_pools", name)
         await set_state(net.admin, "external_ip_pools", pool["id"], "EXTERNAL_IP_POOL_STATE_PENDING")
     async with write(net) as ctx:
-        assert await failure(pools.select_pool(ctx.tx)) == (ResourceExhausted, pools.EXHAUSTED_IPV4)
+        assert await failure(pool_selection.select_pool(ctx.tx)) == (ResourceExhausted, pool_selection.EXHAUSTED_IPV4)
 
 
 async def test_nat_gateway_reuse(net: Net) -> None:
@@ -146,20 +147,20 @@ async def test_nat_gateway_reuse(net: Net) -> None:
         if state:
             await set_state(net.admin, "nat_gateways", gateway["id"], state)
         async with write(net) as ctx:
-            assert await failure(nat_gateways.reuse_nat_gateway(ctx.tx, await load(net, "virtual_network", vn["id"]))) == (
+            assert await failure(gateway_reuse.reuse_nat_gateway(ctx.tx, await load(net, "virtual_network", vn["id"]))) == (
                 FailedPrecondition, expected)
     await set_state(net.admin, "nat_gateways", gateway["id"], "NAT_GATEWAY_STATE_PENDING")
     await set_state(net.admin, "nat_gateways", gateway["id"], "NAT_GATEWAY_STATE_READY")
     async with write(net) as ctx:
-        reused = await nat_gateways.reuse_nat_gateway(ctx.tx, await load(net, "virtual_network", vn["id"]))
+        reused = await gateway_reuse.reuse_nat_gateway(ctx.tx, await load(net, "virtual_network", vn["id"]))
         assert reused is not None and reused.id == gateway["id"]
-        assert await nat_gateways.reuse_nat_gateway(ctx.tx, await load(net, "virtual_network", app["id"])) is None
+        assert await gateway_reuse.reuse_nat_gateway(ctx.tx, await load(net, "virtual_network", app["id"])) is None
     response = await net.admin.request("PATCH", f"{PRIVATE}/nat_gateways/{gateway['id']}", params={"update_mask": "metadata.finalizers"},
                                        json={"metadata": {"finalizers": ["test.example/hold"]}})
     assert response.status_code == 200
     assert (await net.delete("nat_gateways", gateway["id"], private=True)).status_code == 200
     async with write(net) as ctx:
-        assert await failure(nat_gateways.reuse_nat_gateway(ctx.tx, await load(net, "virtual_network", vn["id"]))) == (
+        assert await failure(gateway_reuse.reuse_nat_gateway(ctx.tx, await load(net, "virtual_network", vn["id"]))) == (
             FailedPrecondition, f"{prefix} DELETING; delete it and retry")
 
 
@@ -168,7 +169,7 @@ async def test_auto_external_ips(net: Net) -> None:
     vm = await net.create("compute_instances", {"metadata": {"name": "vm"}, "spec": {"template": "fedora", "instance_type": "small"}})
     cluster = await net.create("clusters", {"metadata": {"name": "ocp"}, "spec": {"template": "ocp-small"}})
     async with write(net) as ctx:
-        [(eip, attached)] = await attachments.provision_auto_external_ips(
+        [(eip, attached)] = await network_attachments.provision_auto_external_ips(
             ctx, registry.get("compute_instance"), await load(net, "compute_instance", vm["id"]), [0])
         assert ctx.notes[0][1] == "AutoExternalIPCreated"
     labels = {"osac.openshift.io/auto-provisioned": "true", "osac.openshift.io/auto-provisioned-for": vm["id"]}
@@ -179,7 +180,7 @@ async def test_auto_external_ips(net: Net) -> None:
     assert eip.status.state == 1 and eip.status.address  # PENDING, reserved
 
     async with write(net) as ctx:
-        made = await attachments.provision_auto_external_ips(
+        made = await network_attachments.provision_auto_external_ips(
             ctx, registry.get("cluster"), await load(net, "cluster", cluster["id"]), [1, 2])
     assert [(e.metadata.name, a.spec.target_endpoint) for e, a in made] == [
         (f"auto-{cluster['id']}-api", 1), (f"auto-{cluster['id']}-ingress", 2)]
@@ -189,7 +190,7 @@ async def test_auto_external_ips(net: Net) -> None:
     other = await net.create("compute_instances", {"metadata": {"name": "other"}, "spec": {"template": "fedora", "instance_type": "small"}})
     with pytest.raises(ResourceExhausted) as raised:
         async with write(net) as ctx:
-            await attachments.provision_auto_external_ips(
+            await network_attachments.provision_auto_external_ips(
                 ctx, registry.get("compute_instance"), await load(net, "compute_instance", other["id"]), [0])
     assert raised.value.message == "ExternalIPPool exhaustion: no available capacity in any READY pool for IPv4"
     left = await net.items("external_ips", f"this.metadata.labels['osac.openshift.io/auto-provisioned-for'] == '{other['id']}'")

@@ -21,7 +21,7 @@ import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
 from osac.auth.subject import Role
-from osac.controllers.networking_metrics import (
+from osac.controllers.networking.metrics import (
     NETWORKING_KINDS,
     NETWORKING_OBJECTS,
     POOL_ADDRESSES,
@@ -30,7 +30,7 @@ from osac.controllers.networking_metrics import (
     refresh_networking_objects,
     state_label,
 )
-from osac.controllers.runtime import ObjectKey
+from osac.controllers.runtime.manager import ObjectKey
 from osac.model import registry
 from osac.server import bootstrap
 from osac.server.settings import merge_config

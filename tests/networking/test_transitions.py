@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from osac.model import registry
-from osac.services.catalog import behaviour_for
+from osac.services.kinds import BEHAVIOURS
 from tests.networking.conftest import Net, error
 from tests.support.networking import PRIVATE
 
@@ -44,7 +44,7 @@ def _cases() -> list[tuple[str, str, str, bool]]:
                          ids=[f"{k}:{a}->{b}" for k, a, b, _ in _cases()])
 def test_transition_table(kind_name: str, before: str, after: str, allowed: bool) -> None:
     kind = registry.get(kind_name)
-    transitions = behaviour_for(kind).transitions
+    transitions = BEHAVIOURS[kind.name](kind).transitions
     assert transitions is not None
     src, dst = kind.state_value(before), kind.state_value(after)
     assert src is not None and dst is not None

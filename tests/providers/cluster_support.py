@@ -13,9 +13,9 @@ from typing import Any
 from osac.clock import FakeClock
 from osac.providers.clusters import ClusterObservation, HostedClusterSpec, NodeAssignment, NodePoolSpec
 from osac.providers.interfaces import NetworkAttachmentSpec
-from osac.providers.simulator.clusters import SimulatedClusterProvider
-from osac.providers.simulator.fabric import SimulatedFabric
-from osac.providers.simulator.runtime import SimulatorRuntime, Speed
+from osac.providers.simulator.clusters.provider import SimulatedClusterProvider
+from osac.providers.simulator.fabric.provider import SimulatedFabric
+from osac.providers.simulator.runtime.context import SimulatorRuntime, Speed
 from osac.store.engine import Engines
 from tests.providers.conftest import network, subnet
 

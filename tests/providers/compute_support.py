@@ -18,9 +18,9 @@ import jsonschema
 from osac.clock import FakeClock
 from osac.providers.compute import VirtualMachineInterface, VirtualMachineSpec
 from osac.providers.interfaces import ChangeNotice
-from osac.providers.simulator.compute_settings import ComputeSettings, InventoryEntry
-from osac.providers.simulator.faults import validate_fault
-from osac.providers.simulator.runtime import SimulatorRuntime
+from osac.providers.simulator.runtime.context import SimulatorRuntime
+from osac.providers.simulator.runtime.faults import validate_fault
+from osac.providers.simulator.runtime.settings import ComputeSettings, InventoryEntry
 
 SCHEMAS = Path(__file__).parent / "schemas"
 

@@ -11,8 +11,8 @@ import pytest
 
 from osac.clock import FakeClock
 from osac.providers.interfaces import NetworkAttachmentSpec, SecurityRuleSpec, SubnetSpec
-from osac.providers.simulator.fabric import SimulatedFabric
-from osac.providers.simulator.runtime import SimulatorRuntime, Speed
+from osac.providers.simulator.fabric.provider import SimulatedFabric
+from osac.providers.simulator.runtime.context import SimulatorRuntime, Speed
 from osac.store.engine import Engines, create_engines, migrate_async
 
 START = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)

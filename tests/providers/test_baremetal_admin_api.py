@@ -17,8 +17,8 @@ from typer.testing import CliRunner
 
 from osac.auth.subject import Role
 from osac.cli.simulator import plain
-from osac.providers.simulator.hosts import SimulatedBareMetal
-from osac.providers.simulator.virtual_machines import SimulatedKubeVirt
+from osac.providers.simulator.baremetal.provider import SimulatedBareMetal
+from osac.providers.simulator.compute.provider import SimulatedKubeVirt
 from osac.server.app import Application
 from osac.server.settings import DEFAULT_CONFIG, Settings, merge_config
 from osac.server.simulated_workloads import InventoryStartupError

@@ -11,8 +11,8 @@ import pytest
 
 from osac.providers.baremetal import HostOwner, HostRequest
 from osac.providers.interfaces import TerminalProviderError
-from osac.providers.simulator.hosts import SimulatedBareMetal
-from osac.providers.simulator.runtime import SimulatorRuntime
+from osac.providers.simulator.baremetal.provider import SimulatedBareMetal
+from osac.providers.simulator.runtime.context import SimulatorRuntime
 from tests.providers.compute_support import HOST_TYPES, inventory
 
 BMI = "BareMetalInstance"

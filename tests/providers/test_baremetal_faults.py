@@ -10,8 +10,8 @@ import pytest
 from osac.clock import FakeClock
 from osac.providers.baremetal import HostObservation
 from osac.providers.interfaces import TerminalProviderError, TransientProviderError
-from osac.providers.simulator.hosts import SimulatedBareMetal
-from osac.providers.simulator.runtime import SimulatorRuntime
+from osac.providers.simulator.baremetal.provider import SimulatedBareMetal
+from osac.providers.simulator.runtime.context import SimulatorRuntime
 from tests.providers.compute_support import HOST_TYPES, add_fault, check_shape, inventory, walk
 
 HOST = "bm-std-001"

@@ -11,13 +11,13 @@ from osac.clock import FakeClock
 from osac.providers.baremetal import HostOwner
 from osac.providers.interfaces import TransientProviderError
 from osac.providers.registry import ManagerConfigurationError, load_managers
-from osac.providers.simulator.compute_settings import parse_compute_settings
-from osac.providers.simulator.fabric import SimulatedFabric
-from osac.providers.simulator.host_store import HostInUse, NewHost, UnknownHost
-from osac.providers.simulator.hosts import SimulatedBareMetal
-from osac.providers.simulator.inventory import InventoryError
-from osac.providers.simulator.runtime import SimulatorRuntime, Speed
-from osac.providers.simulator.virtual_machines import SimulatedKubeVirt
+from osac.providers.simulator.baremetal.inventory import InventoryError
+from osac.providers.simulator.baremetal.provider import SimulatedBareMetal
+from osac.providers.simulator.baremetal.store import HostInUse, NewHost, UnknownHost
+from osac.providers.simulator.compute.provider import SimulatedKubeVirt
+from osac.providers.simulator.fabric.provider import SimulatedFabric
+from osac.providers.simulator.runtime.context import SimulatorRuntime, Speed
+from osac.providers.simulator.runtime.settings import parse_compute_settings
 from osac.store.engine import Engines
 from tests.providers.compute_support import BM_STANDARD, HOST_TYPES, inventory
 from tests.providers.conftest import START, attachment, network, subnet

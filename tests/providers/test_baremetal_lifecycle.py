@@ -13,9 +13,9 @@ import pytest
 from osac.clock import FakeClock
 from osac.providers.baremetal import HostObservation
 from osac.providers.interfaces import TerminalProviderError, TransientProviderError
-from osac.providers.simulator.fabric import SimulatedFabric
-from osac.providers.simulator.hosts import SimulatedBareMetal
-from osac.providers.simulator.runtime import SimulatorRuntime, Speed
+from osac.providers.simulator.baremetal.provider import SimulatedBareMetal
+from osac.providers.simulator.fabric.provider import SimulatedFabric
+from osac.providers.simulator.runtime.context import SimulatorRuntime, Speed
 from osac.store.engine import Engines
 from tests.providers.compute_support import HOST_TYPES, Collector, check_shape, inventory, walk
 from tests.providers.conftest import START, attachment, network, subnet

@@ -19,11 +19,11 @@ from osac.auth.subject import Role, Subject
 from osac.clock import FakeClock
 from osac.providers.clusters import CLUSTER_UUID_LABEL, NODE_SET_LABEL, ClusterObservation, ClusterProvider
 from osac.providers.registry import contract_methods
-from osac.providers.simulator.clusters import SimulatedClusterProvider
-from osac.providers.simulator.fabric import SimulatedFabric
-from osac.providers.simulator.faults import validate_fault
+from osac.providers.simulator.clusters.provider import SimulatedClusterProvider
+from osac.providers.simulator.fabric.provider import SimulatedFabric
+from osac.providers.simulator.runtime.faults import validate_fault
 from osac.server.simulator_api import SimulatorEndpoints
-from osac.services.context import Caller
+from osac.services.core.context import Caller
 from osac.store.engine import Engines
 from tests.providers.cluster_support import (
     INTERFACE,

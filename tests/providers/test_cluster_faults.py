@@ -10,11 +10,11 @@ import pytest
 
 from osac.clock import FakeClock
 from osac.providers.interfaces import TerminalProviderError, TransientProviderError
-from osac.providers.simulator.cluster_faults import FAULT_LABEL, fault_from_label
-from osac.providers.simulator.clusters import SimulatedClusterProvider
-from osac.providers.simulator.fabric import SimulatedFabric
-from osac.providers.simulator.faults import FaultRecord, InvalidFault, validate_fault
-from osac.providers.simulator.runtime import SimulatorRuntime
+from osac.providers.simulator.clusters.faults import FAULT_LABEL, fault_from_label
+from osac.providers.simulator.clusters.provider import SimulatedClusterProvider
+from osac.providers.simulator.fabric.provider import SimulatedFabric
+from osac.providers.simulator.runtime.context import SimulatorRuntime
+from osac.providers.simulator.runtime.faults import FaultRecord, InvalidFault, validate_fault
 from osac.store.engine import Engines
 from tests.providers.cluster_support import (
     cluster_fabric,

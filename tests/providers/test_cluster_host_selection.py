@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from osac.controllers.cluster_hosts import ClusterHosts, NodeSetHosts
-from osac.providers.simulator.hosts import SimulatedBareMetal
-from osac.providers.simulator.runtime import SimulatorRuntime
+from osac.controllers.clusters.hosts import ClusterHosts, NodeSetHosts
+from osac.providers.simulator.baremetal.provider import SimulatedBareMetal
+from osac.providers.simulator.runtime.context import SimulatorRuntime
 from tests.providers.compute_support import HOST_TYPES, inventory
 
 CLUSTER = "c1"

@@ -9,8 +9,8 @@ import pytest
 
 from osac.clock import FakeClock
 from osac.providers.interfaces import TransientProviderError
-from osac.providers.simulator.clusters import SimulatedClusterProvider
-from osac.providers.simulator.fabric import SimulatedFabric
+from osac.providers.simulator.clusters.provider import SimulatedClusterProvider
+from osac.providers.simulator.fabric.provider import SimulatedFabric
 from osac.store.engine import Engines
 from tests.providers.cluster_support import (
     cluster_fabric,

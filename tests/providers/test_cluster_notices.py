@@ -11,7 +11,7 @@ from datetime import timedelta
 
 from osac.clock import FakeClock, SystemClock
 from osac.providers.interfaces import ChangeNotice
-from osac.providers.simulator.clusters import SimulatedClusterProvider
+from osac.providers.simulator.clusters.provider import SimulatedClusterProvider
 from osac.store.engine import Engines
 from tests.providers.cluster_support import cluster_spec, make_runtime, pool_spec, settle_instant
 from tests.providers.conftest import START

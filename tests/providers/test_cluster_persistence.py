@@ -14,9 +14,9 @@ import pytest
 from osac.clock import FakeClock
 from osac.providers.clusters import ClusterObservation
 from osac.providers.interfaces import ChangeNotice
-from osac.providers.simulator.fabric import SimulatedFabric
-from osac.providers.simulator.faults import validate_fault
-from osac.providers.simulator.runtime import SimulatorRuntime
+from osac.providers.simulator.fabric.provider import SimulatedFabric
+from osac.providers.simulator.runtime.context import SimulatorRuntime
+from osac.providers.simulator.runtime.faults import validate_fault
 from osac.store.engine import Engines, create_engines, migrate_async
 from tests.providers.cluster_support import (
     INTERFACE,

@@ -10,9 +10,9 @@ import pytest
 from osac.clock import FakeClock
 from osac.providers.clusters import CLUSTER_UUID_LABEL, NODE_SET_LABEL
 from osac.providers.interfaces import TerminalProviderError, TransientProviderError
-from osac.providers.simulator.clusters import SimulatedClusterProvider
-from osac.providers.simulator.fabric import SimulatedFabric
-from osac.providers.simulator.runtime import SimulatorRuntime
+from osac.providers.simulator.clusters.provider import SimulatedClusterProvider
+from osac.providers.simulator.fabric.provider import SimulatedFabric
+from osac.providers.simulator.runtime.context import SimulatorRuntime
 from osac.store.engine import Engines
 from tests.providers.cluster_support import (
     API_VIP,

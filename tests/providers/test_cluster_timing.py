@@ -11,8 +11,8 @@ import pytest
 from osac.clock import FakeClock
 from osac.providers.clusters import ClusterObservation
 from osac.providers.registry import ManagerConfigurationError, load_managers
-from osac.providers.simulator.cluster_timing import parse_cluster_settings, parse_duration
-from osac.providers.simulator.fabric import SimulatedFabric
+from osac.providers.simulator.clusters.timing import parse_cluster_settings, parse_duration
+from osac.providers.simulator.fabric.provider import SimulatedFabric
 from osac.store.engine import Engines
 from tests.providers.cluster_support import (
     cluster_fabric,

@@ -10,8 +10,8 @@ import pytest
 from osac.clock import FakeClock
 from osac.providers.compute import VirtualMachineObservation
 from osac.providers.interfaces import TerminalProviderError, TransientProviderError
-from osac.providers.simulator.runtime import SimulatorRuntime
-from osac.providers.simulator.virtual_machines import SimulatedKubeVirt
+from osac.providers.simulator.compute.provider import SimulatedKubeVirt
+from osac.providers.simulator.runtime.context import SimulatorRuntime
 from tests.providers.compute_support import add_fault, check_shape, vm_spec, walk
 
 VM = "0192a0c4-7f00-7000-8000-000000000003"

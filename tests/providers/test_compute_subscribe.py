@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 
 from osac.clock import FakeClock, SystemClock
-from osac.providers.simulator.runtime import SimulatorRuntime, Speed
-from osac.providers.simulator.virtual_machines import SimulatedKubeVirt
+from osac.providers.simulator.compute.provider import SimulatedKubeVirt
+from osac.providers.simulator.runtime.context import SimulatorRuntime, Speed
 from osac.store.engine import Engines
 from tests.providers.compute_support import Collector, vm_spec, walk
 

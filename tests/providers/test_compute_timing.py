@@ -11,8 +11,8 @@ import pytest
 
 from osac.clock import FakeClock
 from osac.providers.compute import VirtualMachineObservation
-from osac.providers.simulator.runtime import SimulatorRuntime, Speed
-from osac.providers.simulator.virtual_machines import SimulatedKubeVirt
+from osac.providers.simulator.compute.provider import SimulatedKubeVirt
+from osac.providers.simulator.runtime.context import SimulatorRuntime, Speed
 from osac.store.engine import Engines, create_engines, migrate_async
 from tests.providers.compute_support import vm_spec, walk
 from tests.providers.conftest import START

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from osac.clock import FakeClock
-from osac.providers.simulator.fabric import SimulatedFabric
+from osac.providers.simulator.fabric.provider import SimulatedFabric
 from tests.providers.conftest import START, attachment, network, subnet, tcp
 
 VN = "vn-1"

@@ -11,10 +11,10 @@ import pytest
 
 from osac.clock import FakeClock, SystemClock
 from osac.providers.interfaces import TerminalProviderError, TransientProviderError
-from osac.providers.simulator.fabric import SimulatedFabric
-from osac.providers.simulator.faults import InvalidFault, validate_fault
-from osac.providers.simulator.k8s import SimulatedK8sManager
-from osac.providers.simulator.runtime import SimulatorRuntime, Speed
+from osac.providers.simulator.fabric.k8s import SimulatedK8sManager
+from osac.providers.simulator.fabric.provider import SimulatedFabric
+from osac.providers.simulator.runtime.context import SimulatorRuntime, Speed
+from osac.providers.simulator.runtime.faults import InvalidFault, validate_fault
 from osac.store.engine import Engines
 from tests.providers.conftest import START, attachment, network, subnet, tcp
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from osac.providers.interfaces import TerminalProviderError, TransientProviderError
-from osac.providers.simulator.fabric import SimulatedFabric
+from osac.providers.simulator.fabric.provider import SimulatedFabric
 from tests.providers.conftest import attachment, everything, network, subnet, tcp
 
 VN = "vn-1"

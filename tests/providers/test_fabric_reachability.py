@@ -3,10 +3,10 @@ only by fabric calls (as the service's reconcilers would make them)."""
 
 from __future__ import annotations
 
-from osac.providers.simulator.fabric import SimulatedFabric
-from osac.providers.simulator.reachability import Reason
-from osac.providers.simulator.runtime import SimulatorRuntime
-from osac.providers.simulator.schema import sim_fabric_ports
+from osac.providers.simulator.fabric.provider import SimulatedFabric
+from osac.providers.simulator.fabric.reachability import Reason
+from osac.providers.simulator.runtime.context import SimulatorRuntime
+from osac.providers.simulator.runtime.schema import sim_fabric_ports
 from tests.providers.conftest import attachment, everything, subnet, tcp
 
 DEFAULT_INGRESS = [tcp(22, "10.0.0.0/16")]

@@ -7,9 +7,9 @@ import math
 import pytest
 
 from osac.providers.interfaces import TerminalProviderError, TransientProviderError, UnsupportedOperation
-from osac.providers.simulator.faults import validate_fault
-from osac.providers.simulator.k8s import SimulatedK8sManager
-from osac.providers.simulator.runtime import InvalidSpeed, SimulatorRuntime, Speed, parse_speed
+from osac.providers.simulator.fabric.k8s import SimulatedK8sManager
+from osac.providers.simulator.runtime.context import InvalidSpeed, SimulatorRuntime, Speed, parse_speed
+from osac.providers.simulator.runtime.faults import validate_fault
 from tests.providers.conftest import START
 
 

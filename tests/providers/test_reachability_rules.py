@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 import pytest
 
-from osac.providers.simulator.reachability import (
+from osac.providers.simulator.fabric.reachability import (
     Dnat,
     FabricSnapshot,
     Port,

@@ -13,8 +13,8 @@ from osac.providers.registry import (
     ManagerNotRegistered,
     load_managers,
 )
-from osac.providers.simulator.fabric import SimulatedFabric
-from osac.providers.simulator.k8s import SimulatedK8sManager
+from osac.providers.simulator.fabric.k8s import SimulatedK8sManager
+from osac.providers.simulator.fabric.provider import SimulatedFabric
 from osac.server.settings import DEFAULT_CONFIG
 from osac.store.engine import Engines
 from tests.providers.conftest import START, attachment

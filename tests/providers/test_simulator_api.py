@@ -15,8 +15,8 @@ from osac.api.private.v1 import simulator_faults_service_pb2 as faults_pb
 from osac.api.private.v1 import simulator_service_pb2 as simulator_pb
 from osac.auth.subject import Role, Subject
 from osac.clock import FakeClock, SystemClock
-from osac.providers.simulator.fabric import SimulatedFabric
-from osac.providers.simulator.runtime import SimulatorRuntime, Speed
+from osac.providers.simulator.fabric.provider import SimulatedFabric
+from osac.providers.simulator.runtime.context import SimulatorRuntime, Speed
 from osac.server.http_app import build_http_app
 from osac.server.simulator_api import (
     FAULTS_SERVICE,
@@ -24,8 +24,8 @@ from osac.server.simulator_api import (
     SimulatorEndpoints,
     SimulatorFaultsEndpoints,
 )
-from osac.services.context import Caller
-from osac.services.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
+from osac.services.core.context import Caller
+from osac.services.core.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
 from tests.providers.conftest import START, attachment, everything, network, subnet, tcp
 
 ADMIN = Caller(Subject("admin", (), frozenset({Role.PROVIDER_ADMIN})), private=True)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from osac.status.clusters import (
+from osac.status.clusters.derivation import (
     ClusterContext,
     ClusterDerivation,
     ClusterStatusView,
@@ -17,7 +17,7 @@ from osac.status.clusters import (
     StallThresholds,
     derive_cluster_status,
 )
-from osac.status.common import ConditionView, condition
+from osac.status.conditions.views import ConditionView, condition
 
 T0 = datetime(2026, 3, 4, 10, 0, tzinfo=UTC)
 CLUSTER_ID = "0192f3a4-7c1e-7b2a-9d51-3f0e8c6a2c10"

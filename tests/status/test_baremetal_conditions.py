@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from osac.status.baremetal import (
+from osac.status.baremetal.derivation import (
     BareMetalAttachment,
     BareMetalInstanceStatusView,
     BareMetalNetworkAttachmentStatusView,
@@ -15,7 +15,7 @@ from osac.status.baremetal import (
     TenantReadiness,
     derive_baremetal_instance_status,
 )
-from osac.status.baremetal_gates import (
+from osac.status.baremetal.gates import (
     ADDRESS_MISMATCH,
     INVENTORY_ASSIGNED,
     IP_DISCOVERY_COMPLETE,
@@ -25,7 +25,7 @@ from osac.status.baremetal_gates import (
     PROVISIONING_COMPLETE,
     PROVISIONING_FAILED,
 )
-from osac.status.baremetal_views import (
+from osac.status.baremetal.views import (
     CONFIGURATION_APPLIED,
     PROVISIONED,
     READY,
@@ -33,7 +33,7 @@ from osac.status.baremetal_views import (
     RUN_STRATEGY_HALTED,
     RUNNING,
 )
-from osac.status.common import FALSE, TRUE, ConditionView
+from osac.status.conditions.views import FALSE, TRUE, ConditionView
 from tests.status.test_baremetal_support import (
     ADDRESS,
     ALL_DONE,

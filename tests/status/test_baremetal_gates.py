@@ -6,8 +6,13 @@ from datetime import timedelta
 
 import pytest
 
-from osac.status.baremetal import BareMetalAttachment, ProvisioningStep, ProvisioningSteps, check_leases
-from osac.status.baremetal_gates import (
+from osac.status.baremetal.derivation import (
+    BareMetalAttachment,
+    ProvisioningStep,
+    ProvisioningSteps,
+    check_leases,
+)
+from osac.status.baremetal.gates import (
     ADDRESS_MISMATCH,
     GATES,
     INVENTORY_ASSIGNED,

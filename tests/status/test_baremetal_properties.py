@@ -11,7 +11,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from osac.status.baremetal import (
+from osac.status.baremetal.derivation import (
     BareMetalAttachment,
     BareMetalContext,
     BareMetalInstanceStatusView,
@@ -22,8 +22,8 @@ from osac.status.baremetal import (
     TenantReadiness,
     derive_baremetal_instance_status,
 )
-from osac.status.baremetal_gates import GATES, STEP_COMPLETED, STEP_FAILED, STEP_PENDING, STEP_RUNNING
-from osac.status.common import ConditionView
+from osac.status.baremetal.gates import GATES, STEP_COMPLETED, STEP_FAILED, STEP_PENDING, STEP_RUNNING
+from osac.status.conditions.views import ConditionView
 from tests.status.test_baremetal_support import ADDRESS, INTERFACE, SECOND_ADDRESS, T0, host
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -7,10 +7,10 @@ from __future__ import annotations
 from datetime import timedelta
 
 from osac.api.private.v1 import bare_metal_instance_type_pb2 as pb
-from osac.status.baremetal import BareMetalInstanceStatusView, ProvisioningStep, ProvisioningSteps
-from osac.status.baremetal_gates import GATES, STEP_COMPLETED, STEP_PENDING
-from osac.status.baremetal_proto import apply_view_to_status, view_from_status
-from osac.status.common import ConditionView
+from osac.status.baremetal.derivation import BareMetalInstanceStatusView, ProvisioningStep, ProvisioningSteps
+from osac.status.baremetal.gates import GATES, STEP_COMPLETED, STEP_PENDING
+from osac.status.baremetal.proto import apply_view_to_status, view_from_status
+from osac.status.conditions.views import ConditionView
 from tests.status.test_baremetal_support import ADDRESS, T0, Instance, completed, host, leased
 
 UNKNOWN_FIELD = bytes([0x98, 0x06, 0x01])  # field 99, varint 1

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from osac.status.baremetal import derive_baremetal_instance_status
-from osac.status.baremetal_views import (
+from osac.status.baremetal.derivation import derive_baremetal_instance_status
+from osac.status.baremetal.views import (
     FAILED,
     READY,
     RESTART_FAILED,
@@ -19,7 +19,7 @@ from osac.status.baremetal_views import (
     BareMetalInstanceStatusView,
     BareMetalRestart,
 )
-from osac.status.common import FALSE, TRUE, ConditionView
+from osac.status.conditions.views import FALSE, TRUE, ConditionView
 from tests.status.test_baremetal_support import ALL_DONE, T0, context, host, leased
 
 NOW = T0 + timedelta(minutes=30)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from osac.status.baremetal import BareMetalRestart, TenantReadiness, needs_power_cycle
-from osac.status.baremetal_gates import (
+from osac.status.baremetal.derivation import BareMetalRestart, TenantReadiness, needs_power_cycle
+from osac.status.baremetal.gates import (
     ADDRESS_MISMATCH,
     INVENTORY_ASSIGNED,
     IP_DISCOVERY_COMPLETE,
@@ -16,7 +16,7 @@ from osac.status.baremetal_gates import (
     PROVISIONING_COMPLETE,
     ProvisioningSteps,
 )
-from osac.status.baremetal_views import (
+from osac.status.baremetal.views import (
     DELETE_FAILED,
     DELETING,
     FAILED,
@@ -32,7 +32,7 @@ from osac.status.baremetal_views import (
     STOPPED,
     STOPPING,
 )
-from osac.status.common import TRUE
+from osac.status.conditions.views import TRUE
 from tests.status.test_baremetal_support import (
     ADDRESS,
     INTERFACE,

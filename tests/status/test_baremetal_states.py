@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from osac.status.baremetal import BareMetalInstanceStatusView, derive_baremetal_instance_status
-from osac.status.baremetal_gates import (
+from osac.status.baremetal.derivation import BareMetalInstanceStatusView, derive_baremetal_instance_status
+from osac.status.baremetal.gates import (
     ADDRESS_MISMATCH,
     IP_DISCOVERY_COMPLETE,
     IP_DISCOVERY_TIMEOUT,
@@ -17,7 +17,7 @@ from osac.status.baremetal_gates import (
     PROVISIONING_COMPLETE,
     PROVISIONING_FAILED,
 )
-from osac.status.baremetal_views import (
+from osac.status.baremetal.views import (
     DELETE_FAILED,
     DELETING,
     FAILED,
@@ -29,7 +29,7 @@ from osac.status.baremetal_views import (
     STOPPED,
     STOPPING,
 )
-from osac.status.common import TRUE, ConditionView
+from osac.status.conditions.views import TRUE, ConditionView
 from tests.status.test_baremetal_support import ALL_DONE, T0, completed, context, host, leased
 
 NOW = T0 + timedelta(minutes=30)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from osac.status.baremetal import (
+from osac.status.baremetal.derivation import (
     BareMetalAttachment,
     BareMetalContext,
     BareMetalDerivation,
@@ -18,8 +18,8 @@ from osac.status.baremetal import (
     TenantReadiness,
     derive_baremetal_instance_status,
 )
-from osac.status.baremetal_gates import GATES
-from osac.status.common import ConditionView, condition
+from osac.status.baremetal.gates import GATES
+from osac.status.conditions.views import ConditionView, condition
 
 T0 = datetime(2026, 3, 4, 10, 0, tzinfo=UTC)
 HOST = "bm-std-007"

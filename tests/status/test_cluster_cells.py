@@ -11,9 +11,9 @@ from google.protobuf import json_format
 
 from osac.api.private.v1 import cluster_type_pb2 as private
 from osac.api.public.v1 import cluster_type_pb2 as public
-from osac.status.cluster_cells import health_cell, stage_cell
-from osac.status.clusters import view_from_status
-from osac.status.common import ConditionView
+from osac.status.clusters.cells import health_cell, stage_cell
+from osac.status.clusters.derivation import view_from_status
+from osac.status.conditions.views import ConditionView
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "cluster_cells.json").read_text())["cases"]
 IDS = [case["name"] for case in GOLDEN]

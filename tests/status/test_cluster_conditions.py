@@ -8,8 +8,16 @@ from typing import Any
 
 import pytest
 
-from osac.status.cluster_health import available
-from osac.status.cluster_terms import (
+from osac.status.clusters.derivation import (
+    ClusterContext,
+    ClusterStatusView,
+    NodeSetStatusView,
+    StallThresholds,
+    TerminalFailure,
+    derive_cluster_status,
+)
+from osac.status.clusters.health import available
+from osac.status.clusters.terms import (
     AVAILABLE,
     CONTROL_PLANE_AVAILABLE,
     DEGRADED,
@@ -24,15 +32,7 @@ from osac.status.cluster_terms import (
     STATE_READY,
     WORKERS_READY,
 )
-from osac.status.clusters import (
-    ClusterContext,
-    ClusterStatusView,
-    NodeSetStatusView,
-    StallThresholds,
-    TerminalFailure,
-    derive_cluster_status,
-)
-from osac.status.common import FALSE, TRUE, ConditionView
+from osac.status.conditions.views import FALSE, TRUE, ConditionView
 from tests.status.conftest import T0, cond, context, hc_at, joining_pool, node_pool, ready_pool
 
 EARLIER = T0 - timedelta(hours=1)

@@ -6,8 +6,8 @@ from datetime import timedelta
 
 import pytest
 
-from osac.status.cluster_terms import CONTROL_PLANE_AVAILABLE
-from osac.status.common import FALSE, TRUE
+from osac.status.clusters.terms import CONTROL_PLANE_AVAILABLE
+from osac.status.conditions.views import FALSE, TRUE
 from tests.status.conftest import Cluster, cond, hc_at, hc_condition, hosted_cluster, node_pool
 
 # U is Unknown or absent; both spellings are exercised for every U cell.

@@ -8,7 +8,13 @@ from typing import Any
 
 import pytest
 
-from osac.status.cluster_terms import (
+from osac.status.clusters.derivation import (
+    ClusterStatusView,
+    NodeSetStatusView,
+    StallThresholds,
+    derive_cluster_status,
+)
+from osac.status.clusters.terms import (
     DEGRADED,
     NODE_SET_DEGRADED,
     NODE_SET_PROVISIONING,
@@ -16,13 +22,7 @@ from osac.status.cluster_terms import (
     NODE_SET_SCALING,
     WORKERS_READY,
 )
-from osac.status.clusters import (
-    ClusterStatusView,
-    NodeSetStatusView,
-    StallThresholds,
-    derive_cluster_status,
-)
-from osac.status.common import TRUE
+from osac.status.conditions.views import TRUE
 from tests.status.conftest import T0, cond, context, hc_at, joining_pool, node_pool, ready_pool
 
 EARLIER = T0 - timedelta(hours=1)

@@ -11,8 +11,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from osac.status.cluster_terms import CONTROL_PLANE_AVAILABLE, PROGRESSING, STAGES, WORKERS_READY
-from osac.status.clusters import (
+from osac.status.clusters.derivation import (
     ClusterContext,
     ClusterStatusView,
     NodeSetSpec,
@@ -21,7 +20,8 @@ from osac.status.clusters import (
     TerminalFailure,
     derive_cluster_status,
 )
-from osac.status.common import TRUE, ConditionView
+from osac.status.clusters.terms import CONTROL_PLANE_AVAILABLE, PROGRESSING, STAGES, WORKERS_READY
+from osac.status.conditions.views import TRUE, ConditionView
 from tests.status.conftest import T0, hc_condition, hosted_cluster, node_pool
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -6,8 +6,9 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from osac.status.cluster_cells import health_cell, stage_cell
-from osac.status.cluster_terms import (
+from osac.status.clusters.cells import health_cell, stage_cell
+from osac.status.clusters.derivation import TerminalFailure
+from osac.status.clusters.terms import (
     AVAILABLE,
     CONTROL_PLANE_AVAILABLE,
     DEGRADED,
@@ -23,8 +24,7 @@ from osac.status.cluster_terms import (
     STATE_READY,
     WORKERS_READY,
 )
-from osac.status.clusters import TerminalFailure
-from osac.status.common import FALSE, TRUE, WARNING
+from osac.status.conditions.views import FALSE, TRUE, WARNING
 from tests.status.conftest import (
     API_VIP,
     INGRESS_VIP,

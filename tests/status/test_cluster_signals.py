@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from google.protobuf import json_format, struct_pb2
 
-from osac.status.cluster_terms import CONTROL_PLANE_AVAILABLE, PROGRESSING, WORKERS_READY
-from osac.status.clusters import ClusterStatusView, StallThresholds, derive_cluster_status
-from osac.status.common import FALSE
+from osac.status.clusters.derivation import ClusterStatusView, StallThresholds, derive_cluster_status
+from osac.status.clusters.terms import CONTROL_PLANE_AVAILABLE, PROGRESSING, WORKERS_READY
+from osac.status.conditions.views import FALSE
 from tests.status.conftest import T0, Cluster, cond, context, hc_at, joining_pool, ready_pool
 
 

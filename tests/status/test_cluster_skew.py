@@ -11,8 +11,7 @@ from google.protobuf import json_format
 
 from osac.api.private.v1 import cluster_type_pb2 as private
 from osac.api.public.v1 import cluster_type_pb2 as public
-from osac.status.cluster_terms import NODE_SET_READY, STATE_READY
-from osac.status.clusters import (
+from osac.status.clusters.derivation import (
     ClusterStatusView,
     NodeSetStatusView,
     StallThresholds,
@@ -20,7 +19,8 @@ from osac.status.clusters import (
     derive_cluster_status,
     view_from_status,
 )
-from osac.status.common import ConditionView
+from osac.status.clusters.terms import NODE_SET_READY, STATE_READY
+from osac.status.conditions.views import ConditionView
 from tests.status.conftest import T0, Cluster, context, hc_at, ready_pool
 
 STORED = {

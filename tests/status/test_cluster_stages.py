@@ -7,7 +7,16 @@ from typing import Any
 
 import pytest
 
-from osac.status.cluster_terms import (
+from osac.status.clusters.derivation import (
+    ClusterContext,
+    ClusterDerivation,
+    ClusterStatusView,
+    NodeSetStatusView,
+    StallThresholds,
+    TerminalFailure,
+    derive_cluster_status,
+)
+from osac.status.clusters.terms import (
     CONTROL_PLANE_AVAILABLE,
     DEGRADED,
     NODE_SET_PROVISIONING,
@@ -20,16 +29,7 @@ from osac.status.cluster_terms import (
     STATE_READY,
     WORKERS_READY,
 )
-from osac.status.clusters import (
-    ClusterContext,
-    ClusterDerivation,
-    ClusterStatusView,
-    NodeSetStatusView,
-    StallThresholds,
-    TerminalFailure,
-    derive_cluster_status,
-)
-from osac.status.common import FALSE, TRUE
+from osac.status.conditions.views import FALSE, TRUE
 from tests.status.conftest import (
     T0,
     cond,

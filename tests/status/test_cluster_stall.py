@@ -7,9 +7,9 @@ from datetime import timedelta
 import pytest
 
 from osac.api.private.v1 import cluster_type_pb2
-from osac.status.cluster_terms import FAILED, PROGRESSING, STATE_DELETING, STATE_PROGRESSING, STATE_READY
-from osac.status.clusters import StallThresholds, apply_view_to_status, view_from_status
-from osac.status.common import FALSE, TRUE, WARNING
+from osac.status.clusters.derivation import StallThresholds, apply_view_to_status, view_from_status
+from osac.status.clusters.terms import FAILED, PROGRESSING, STATE_DELETING, STATE_PROGRESSING, STATE_READY
+from osac.status.conditions.views import FALSE, TRUE, WARNING
 from tests.status.conftest import Cluster, cond, context, hc_at, joining_pool, node_pool, ready_pool
 
 MIN = timedelta(minutes=1)

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from osac.status.cluster_thresholds import DEFAULT_PROGRESS_REASONS, NEVER
-from osac.status.clusters import StallThresholds
+from osac.status.clusters.derivation import StallThresholds
+from osac.status.clusters.thresholds import DEFAULT_PROGRESS_REASONS, NEVER
 
 MIN = timedelta(minutes=1)
 

@@ -7,15 +7,14 @@ from typing import Any
 
 import pytest
 
-from osac.status.common import FALSE, TRUE, ConditionView
-from osac.status.compute import (
+from osac.status.compute.derivation import (
     ComputeAttachment,
     ComputeInstanceStatusView,
     ProviderFailure,
     TenantReadiness,
     derive_compute_instance_status,
 )
-from osac.status.compute_views import (
+from osac.status.compute.views import (
     CONFIGURATION_APPLIED,
     PROVISIONED,
     READY,
@@ -23,6 +22,7 @@ from osac.status.compute_views import (
     RUNNING,
     STARTING,
 )
+from osac.status.conditions.views import FALSE, TRUE, ConditionView
 from tests.status.test_compute_support import ADDRESS, DONE, SECOND_ADDRESS, T0, cond, context, dvs, vm, vmi
 
 NOW = T0 + timedelta(minutes=5)

@@ -11,8 +11,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from osac.status.common import ConditionView
-from osac.status.compute import (
+from osac.status.compute.derivation import (
     ComputeAttachment,
     ComputeContext,
     ComputeInstanceStatusView,
@@ -22,6 +21,7 @@ from osac.status.compute import (
     TenantReadiness,
     derive_compute_instance_status,
 )
+from osac.status.conditions.views import ConditionView
 from tests.status.test_compute_support import ADDRESS, SECOND_ADDRESS, T0, ts
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

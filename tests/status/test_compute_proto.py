@@ -6,9 +6,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 from osac.api.private.v1 import compute_instance_type_pb2 as pb
-from osac.status.common import ConditionView
-from osac.status.compute import ComputeInstanceStatusView, ComputeNetworkAttachmentStatusView
-from osac.status.compute_proto import apply_view_to_status, view_from_status
+from osac.status.compute.derivation import ComputeInstanceStatusView, ComputeNetworkAttachmentStatusView
+from osac.status.compute.proto import apply_view_to_status, view_from_status
+from osac.status.conditions.views import ConditionView
 from tests.status.test_compute_support import ADDRESS, DONE, T0, Instance, dvs, vm, vmi
 
 #: Field 99 (varint 1), as a newer version would write it.

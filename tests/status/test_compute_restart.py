@@ -8,15 +8,14 @@ from datetime import timedelta
 
 import pytest
 
-from osac.status.common import FALSE, TRUE
-from osac.status.compute import (
+from osac.status.compute.derivation import (
     RESTART_REQUIRES_RUNNING,
     ComputeInstanceStatusView,
     ComputeRestart,
     needs_restart,
     restart_request_refusal,
 )
-from osac.status.compute_views import (
+from osac.status.compute.views import (
     DELETING,
     FAILED,
     PAUSED,
@@ -27,6 +26,7 @@ from osac.status.compute_views import (
     STOPPED,
     STOPPING,
 )
+from osac.status.conditions.views import FALSE, TRUE
 from tests.status.test_compute_support import DONE, T0, Instance, cond, dvs, vm, vmi
 
 S = timedelta(seconds=1)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from osac.status.compute import TenantReadiness
-from osac.status.compute_views import (
+from osac.status.compute.derivation import TenantReadiness
+from osac.status.compute.views import (
     CONFIGURATION_APPLIED,
     DELETE_FAILED,
     DELETING,

@@ -8,9 +8,12 @@ from typing import Any
 
 import pytest
 
-from osac.status.common import FALSE, TRUE, ConditionView
-from osac.status.compute import ComputeInstanceStatusView, ProviderFailure, derive_compute_instance_status
-from osac.status.compute_views import (
+from osac.status.compute.derivation import (
+    ComputeInstanceStatusView,
+    ProviderFailure,
+    derive_compute_instance_status,
+)
+from osac.status.compute.views import (
     DELETE_FAILED,
     DELETING,
     FAILED,
@@ -22,6 +25,7 @@ from osac.status.compute_views import (
     STOPPED,
     STOPPING,
 )
+from osac.status.conditions.views import FALSE, TRUE, ConditionView
 from tests.status.test_compute_support import DONE, T0, context, dvs, vm, vmi
 
 NOW = T0 + timedelta(minutes=30)

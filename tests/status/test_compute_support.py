@@ -9,8 +9,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from osac.status.common import ConditionView, condition
-from osac.status.compute import (
+from osac.status.compute.derivation import (
     ComputeAttachment,
     ComputeContext,
     ComputeDerivation,
@@ -18,6 +17,7 @@ from osac.status.compute import (
     TenantReadiness,
     derive_compute_instance_status,
 )
+from osac.status.conditions.views import ConditionView, condition
 
 T0 = datetime(2026, 3, 4, 10, 0, tzinfo=UTC)
 ADDRESS = "10.0.0.5"

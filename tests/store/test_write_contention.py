@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import insert, select, update
 
 from osac.clock import FakeClock
-from osac.services.errors import Aborted, NotFound, api_error
+from osac.services.core.errors import Aborted, NotFound, api_error
 from osac.store import schema
 from osac.store.engine import create_engines
 from osac.store.errors import Conflict, WriteContention

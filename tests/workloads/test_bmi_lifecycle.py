@@ -18,7 +18,7 @@ from prometheus_client import REGISTRY
 from sqlalchemy import select
 
 from osac.auth.subject import Role
-from osac.providers.simulator.schema import sim_fabric_ports
+from osac.providers.simulator.runtime.schema import sim_fabric_ports
 from osac.server.settings import merge_config
 from tests.reconcile.test_default_networking import INSTANT, ready_catalogue, wait_for
 from tests.support.server import RestClient, ServerHandle, running_server

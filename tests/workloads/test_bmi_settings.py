@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from osac.controllers.baremetal_settings import DEFAULT_IMAGE, Backoff, BareMetalSettings
+from osac.controllers.baremetal.settings import DEFAULT_IMAGE, Backoff, BareMetalSettings
 
 
 def test_without_a_section_the_spec_timings_apply() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from osac.model import registry
-from osac.services.workload_legacy_attachments import DEPRECATED_FIELD_USES
+from osac.services.compute.legacy_attachments import DEPRECATED_FIELD_USES
 from tests.support.networking import find_by_name
 from tests.workloads.conftest import VMS, Workloads, failure
 

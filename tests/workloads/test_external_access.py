@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from osac.services.allocation_metrics import ALLOCATION_FAILURES
+from osac.services.networking.allocation_metrics import ALLOCATION_FAILURES
 from tests.support.networking import find_by_name, set_state
 from tests.support.watching import outbox_after
 from tests.workloads.conftest import BMS, VMS, Workloads, failure

@@ -88,7 +88,7 @@ async def test_automatic_pool_exhaustion_is_logged_as_a_structured_record(
     assert error(response) == (429, "ExternalIPPool exhaustion: no available capacity in any READY pool for IPv4")
     [record] = [r for r in caplog.records if getattr(r, "event", None) == EXHAUSTED]
     assert (record.name, record.levelname, record.tenant, record.family) == (  # type: ignore[attr-defined]
-        "osac.services.pools", "WARNING", "acme", "ipv4")
+        "osac.services.networking.pool_selection", "WARNING", "acme", "ipv4")
     assert re.fullmatch(r"auto-[0-9a-f-]{36}", record.external_ip), record.external_ip  # type: ignore[attr-defined]
     assert record.getMessage() == (
         f"no READY ipv4 pool has a free address for ExternalIP '{record.external_ip}' of tenant 'acme'")  # type: ignore[attr-defined]

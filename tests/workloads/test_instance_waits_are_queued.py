@@ -18,8 +18,10 @@ from typing import Any
 import pytest
 
 from osac.auth.subject import Role
-from osac.controllers import bare_metal_instance, compute_instance, tenant
-from osac.controllers.provisioning import ProvisioningReconciler
+from osac.controllers.baremetal import bare_metal_instance
+from osac.controllers.compute import compute_instance
+from osac.controllers.networking.provisioning import ProvisioningReconciler
+from osac.controllers.tenancy import tenant
 from tests.reconcile.test_default_networking import ready_catalogue, wait_for
 from tests.support.server import RestClient, running_server
 from tests.workloads.test_bmi_lifecycle import BMIS, FAST_GATES, Bmaas

@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import select
 
 from osac.ipam.schema import ip_allocations, ip_ranges
-from osac.services.allocation_metrics import ALLOCATION_FAILURES
+from osac.services.networking.allocation_metrics import ALLOCATION_FAILURES
 from tests.reconcile.test_default_networking import wait_for
 from tests.support.watching import outbox_after
 from tests.workloads.conftest import failure

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from osac.auth.subject import Role
-from osac.controllers.workload_metrics import refresh_compute_gauges
+from osac.controllers.workloads.metrics import refresh_compute_gauges
 from osac.ipam import allocator
 from osac.model import registry
 from osac.server.settings import merge_config

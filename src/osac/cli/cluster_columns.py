@@ -1,6 +1,6 @@
 """The STAGE and HEALTH cells of ``osac get clusters`` (cluster-status.md §14).
 
-Both rules live in ``osac.status.cluster_cells``, shared with the web UI and checked against one
+Both rules live in ``osac.status.clusters.cells``, shared with the web UI and checked against one
 golden table; this module only fits them to the table machinery: the ``tables.py`` columns
 point at the whole ``status`` message with the formatters named here, which ``main`` adds to
 ``render.FORMATTERS``. A status the rules cannot read prints ``-`` rather than breaking the
@@ -16,17 +16,17 @@ from google.protobuf.message import Message
 
 from osac.cli.render import EMPTY, TEXT, CellContext, Formatter
 from osac.cli.tables import Column
-from osac.status import cluster_cells
+from osac.status.clusters import cells
 
 
 def stage_cell(status: Message) -> str:
     """``StageUnknown``, ``Stalled (<stage>)``, PROGRESSING's reason, or ``-``."""
-    return cluster_cells.stage_cell(status)
+    return cells.stage_cell(status)
 
 
 def health_cell(status: Message) -> str:
     """``Healthy``, ``Unknown``, or AVAILABLE's reason (raw when unrecognised)."""
-    return cluster_cells.health_cell(status)
+    return cells.health_cell(status)
 
 
 def format_stage(

@@ -1,7 +1,7 @@
 """``osac describe cluster``: the fixed layout of cluster-status.md §14, never YAML or JSON.
 
 Everything here is rendering of what the API returned; the CLI derives nothing beyond the two
-cell rules (``osac.status.cluster_cells`` via ``cluster_columns``). Names of referenced objects
+cell rules (``osac.status.clusters.cells`` via ``cluster_columns``). Names of referenced objects
 (host types, subnet, security groups) and the events are looked up by ``cluster_lookups`` and
 handed in as ``ClusterLookups``, so the same object always prints the same way for a given
 ``now``.
@@ -35,7 +35,7 @@ from osac.cli.cluster_columns import health_cell
 from osac.cli.cluster_events import EVENT_HEADERS, event_rows
 from osac.cli.fields import descriptor_of, enum_label, enum_type_of
 from osac.cli.render import EMPTY, age
-from osac.status.cluster_terms import (
+from osac.status.clusters.terms import (
     CONTROL_PLANE_AVAILABLE,
     DEGRADED,
     NODE_SET_DEGRADED,
@@ -46,7 +46,7 @@ from osac.status.cluster_terms import (
     STALLED,
     WORKERS_READY,
 )
-from osac.status.cluster_thresholds import DEFAULT_STALL_THRESHOLDS, parse_threshold
+from osac.status.clusters.thresholds import DEFAULT_STALL_THRESHOLDS, parse_threshold
 
 LABEL_WIDTH = 18
 SUB_INDENT = "  "

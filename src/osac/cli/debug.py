@@ -41,8 +41,7 @@ from osac.cli.cluster_events import type_label
 from osac.cli.errors import CliError, report, reports_errors
 from osac.cli.render import table_lines
 from osac.providers.clusters import CLUSTER_UUID_LABEL
-from osac.status.cluster_signals import NODE_SET_LABEL
-from osac.status.clusters import (
+from osac.status.clusters.derivation import (
     ClusterContext,
     ClusterDerivation,
     NodeSetSpec,
@@ -51,6 +50,7 @@ from osac.status.clusters import (
     derive_cluster_status,
     view_from_status,
 )
+from osac.status.clusters.signals import NODE_SET_LABEL
 
 #: Exit code of input the user must fix, as for Click's usage errors.
 EXIT_BAD_INPUT = 2

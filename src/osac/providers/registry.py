@@ -34,12 +34,12 @@ from osac.providers.interfaces import (
     ManagerConfig,
     ManagerDescription,
 )
-from osac.providers.simulator.compute_settings import parse_compute_settings
-from osac.providers.simulator.fabric import SimulatedFabric
-from osac.providers.simulator.hosts import SimulatedBareMetal
-from osac.providers.simulator.k8s import SimulatedK8sManager
-from osac.providers.simulator.runtime import InvalidSpeed, SimulatorRuntime, Speed
-from osac.providers.simulator.virtual_machines import SimulatedKubeVirt
+from osac.providers.simulator.baremetal.provider import SimulatedBareMetal
+from osac.providers.simulator.compute.provider import SimulatedKubeVirt
+from osac.providers.simulator.fabric.k8s import SimulatedK8sManager
+from osac.providers.simulator.fabric.provider import SimulatedFabric
+from osac.providers.simulator.runtime.context import InvalidSpeed, SimulatorRuntime, Speed
+from osac.providers.simulator.runtime.settings import parse_compute_settings
 
 KINDS = ("fabric", "k8s")
 SIMULATOR = "simulator"

@@ -34,9 +34,10 @@ from osac.server.simulated_workloads import (
     workload_observers,
 )
 from osac.server.simulator_api import Observer, SimulatorEndpoints, SimulatorFaultsEndpoints
-from osac.services.catalog import Services
-from osac.services.events import EventsService
-from osac.services.lifecycle_events import LifecycleEventsService
+from osac.services.core.catalog import Services
+from osac.services.kinds import BEHAVIOURS
+from osac.services.streams.events import EventsService
+from osac.services.streams.lifecycle_events import LifecycleEventsService
 from osac.store import outbox
 from osac.store.engine import Engines, create_engines, migrate_async
 from osac.store.objects import Store
@@ -89,7 +90,7 @@ class Application:
         await migrate_async(url)
         self.engines = create_engines(url)
         self.store = Store(self.engines, self.clock, on_commit=self.wakeup.notify)
-        self.services = Services(self.store, settings.config)
+        self.services = Services(self.store, BEHAVIOURS, settings.config)
         self.managers = load_managers(
             settings.config, clock=self.clock, engine=self.engines.writer, reader=self.engines.reader
         )
@@ -142,7 +143,7 @@ class Application:
         await self._start_grpc()
         await self._start_http()
         if self.settings.run_controllers:
-            from osac.controllers.setup import start_controllers
+            from osac.server.controllers import start_controllers
 
             self.controllers = await start_controllers(self)
         self._tasks.append(asyncio.create_task(self._maintenance()))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from osac.auth import errors as auth_errors
 from osac.auth.verifier import TokenVerifier
-from osac.services.context import Caller
-from osac.services.errors import Unauthenticated
+from osac.services.core.context import Caller
+from osac.services.core.errors import Unauthenticated
 
 DRY_RUN_KEY = "x-dry-run"
 

@@ -11,7 +11,7 @@ import yaml
 from google.protobuf import json_format
 
 from osac.model import registry
-from osac.services.context import Caller
+from osac.services.core.context import Caller
 
 if TYPE_CHECKING:
     from osac.server.app import Application

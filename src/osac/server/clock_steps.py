@@ -23,11 +23,11 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from osac.clock import FakeClock
-from osac.providers.simulator.runtime import SimulatorRuntime
-from osac.providers.simulator.timeline import next_change_after
+from osac.providers.simulator.runtime.context import SimulatorRuntime
+from osac.providers.simulator.runtime.timeline import next_change_after
 
 if TYPE_CHECKING:
-    from osac.controllers.runtime import ControllerManager
+    from osac.controllers.runtime.manager import ControllerManager
 
 #: Longest real wait for the service to become idle at one time.
 SETTLE_TIMEOUT = 10.0

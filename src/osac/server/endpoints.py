@@ -15,10 +15,10 @@ from google.protobuf.message import Message
 from osac.model import protos
 from osac.model.convert import convert
 from osac.model.kinds import Kind
-from osac.services.context import Caller
-from osac.services.events import EventsService
-from osac.services.generic import KindService, Page
-from osac.services.lifecycle_events import LifecycleEventsService
+from osac.services.core.context import Caller
+from osac.services.core.generic import KindService, Page
+from osac.services.streams.events import EventsService
+from osac.services.streams.lifecycle_events import LifecycleEventsService
 
 Unary = Callable[[Caller, Message], Awaitable[Message]]
 

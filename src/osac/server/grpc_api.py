@@ -18,7 +18,7 @@ from google.protobuf.message_factory import GetMessageClass
 from osac.model import protos
 from osac.server.authn import DRY_RUN_KEY, Authenticator
 from osac.server.metrics import observe
-from osac.services.errors import api_error
+from osac.services.core.errors import api_error
 
 log = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from osac.server import openapi
 from osac.server.rest import build_routes, error_body, error_response, message_json, route_handler
 from osac.server.simulator_api import simulator_rest_routes
-from osac.services.errors import InvalidArgument, ServiceError
+from osac.services.core.errors import InvalidArgument, ServiceError
 
 if TYPE_CHECKING:
     from osac.server.app import Application

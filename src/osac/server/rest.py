@@ -20,9 +20,9 @@ from osac.model import protos, registry
 from osac.server.authn import Authenticator
 from osac.server.endpoints import request_class
 from osac.server.metrics import observe
-from osac.services import fields
-from osac.services.context import Caller
-from osac.services.errors import InvalidArgument, ServiceError, api_error
+from osac.services.core import fields
+from osac.services.core.context import Caller
+from osac.services.core.errors import InvalidArgument, ServiceError, api_error
 from osac.store.errors import WriteContention
 
 PUBLIC_PREFIX = "/api/fulfillment/v1"

@@ -16,9 +16,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from osac.model import registry
-from osac.providers.simulator.hosts import SimulatedBareMetal
-from osac.providers.simulator.inventory import InventoryError
-from osac.providers.simulator.virtual_machines import SimulatedKubeVirt
+from osac.providers.simulator.baremetal.inventory import InventoryError
+from osac.providers.simulator.baremetal.provider import SimulatedBareMetal
+from osac.providers.simulator.compute.provider import SimulatedKubeVirt
 
 if TYPE_CHECKING:
     from osac.server.app import Application

@@ -36,12 +36,12 @@ from osac.clock import FakeClock
 from osac.model import protos
 from osac.providers.baremetal import HostRecord
 from osac.providers.interfaces import ProviderError
-from osac.providers.simulator.compute_settings import PREFIX_PATTERN
-from osac.providers.simulator.faults import FaultRecord, InvalidFault, validate_fault
-from osac.providers.simulator.host_store import HostInUse, UnknownHost
-from osac.providers.simulator.hosts import MAX_ADDED, SimulatedBareMetal
-from osac.providers.simulator.inventory import InventoryError, check_host_type
-from osac.providers.simulator.runtime import InvalidSpeed, SimulatorRuntime
+from osac.providers.simulator.baremetal.inventory import InventoryError, check_host_type
+from osac.providers.simulator.baremetal.provider import MAX_ADDED, SimulatedBareMetal
+from osac.providers.simulator.baremetal.store import HostInUse, UnknownHost
+from osac.providers.simulator.runtime.context import InvalidSpeed, SimulatorRuntime
+from osac.providers.simulator.runtime.faults import FaultRecord, InvalidFault, validate_fault
+from osac.providers.simulator.runtime.settings import PREFIX_PATTERN
 from osac.server.clock_steps import ClockSteps
 from osac.server.rest import (
     PRIVATE_PREFIX,
@@ -55,9 +55,9 @@ from osac.server.rest import (
     render_message,
     render_object,
 )
-from osac.services import access
-from osac.services.context import Caller
-from osac.services.errors import FailedPrecondition, InvalidArgument, NotFound
+from osac.services.core import access
+from osac.services.core.context import Caller
+from osac.services.core.errors import FailedPrecondition, InvalidArgument, NotFound
 from osac.store.codec import to_storage
 from osac.store.schema import JSONData
 

@@ -34,7 +34,7 @@ SUPPORTED_DIALECTS = ("sqlite", "postgresql")
 
 
 class DatabaseLeaseStore:
-    """`osac.controllers.runtime.LeaseStore` over the ``leases`` table.
+    """`osac.controllers.runtime.manager.LeaseStore` over the ``leases`` table.
 
     Give it the writer engine (on SQLite, the one that begins transactions IMMEDIATE).
     """

@@ -144,6 +144,11 @@ class Tx:
         cls = kind.private_class()
         return [self._parse(row[0], cls) for row in await self.conn.execute(query)]
 
+    async def ids(self, kind: Kind) -> list[str]:
+        """The ids of every live object of ``kind``, in id (creation) order."""
+        table = LIVE[kind.name]
+        return [row[0] for row in await self.conn.execute(select(table.c.id).order_by(table.c.id))]
+
     async def count(self, kind: Kind, *where: ColumnElement[bool], tenants: Tenants = None) -> int:
         table = LIVE[kind.name]
         query = select(func.count()).select_from(table).where(*where, *self._tenancy(table, tenants))

@@ -1,8 +1,5 @@
-"""The built-in simulated providers (simulator.md): the network fabric (``fabric.py``), the k8s
-network manager (``k8s.py``), fault records (``faults.py``) and the shared runtime
-(``runtime.py``). State lives in the ``sim_*`` tables (``schema.py``), reached only through the
-repositories ``fabric_store.py``, ``overlay_store.py`` and ``faults.FaultStore``.
-
-Simulated KubeVirt VMs (``virtual_machines.py``) and the bare-metal inventory (``hosts.py``) plan
-steps with due times (``plan_steps.py``) in the tables of ``compute_schema.py``, through
-``vm_store.py`` and ``host_store.py``."""
+"""The built-in simulated providers (simulator.md), one sub-package per provider: the network
+fabric and k8s network manager (``fabric/``), HyperShift (``clusters/``), KubeVirt (``compute/``)
+and the bare-metal inventory (``baremetal/``), on a shared ``runtime/`` (context, plans with due
+times, change feed, fault records). State lives in the ``sim_*`` tables, reached only through each
+provider's ``store.py`` repository and ``runtime.faults.FaultStore``."""

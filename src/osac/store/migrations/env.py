@@ -6,9 +6,9 @@ from alembic import context
 from sqlalchemy import engine_from_config, pool
 
 from osac.ipam import schema as ipam_schema  # noqa: F401  (registers the IPAM tables on the MetaData)
-from osac.providers.simulator import cluster_schema as simulated_clusters  # noqa: F401  (HostedClusters, NodePools)
-from osac.providers.simulator import compute_schema  # noqa: F401  (the simulated VMs and host inventory)
-from osac.providers.simulator import schema as simulator_schema  # noqa: F401  (the simulator's sim_* tables)
+from osac.providers.simulator.clusters import schema as simulated_clusters  # noqa: F401  (HostedClusters, NodePools)
+from osac.providers.simulator.compute import schema  # noqa: F401  (the simulated VMs and host inventory)
+from osac.providers.simulator.runtime import schema as simulator_schema  # noqa: F401  (the simulator's sim_* tables)
 from osac.store import claims as claims_schema  # noqa: F401  (the networking uniqueness claims)
 from osac.store import tables  # noqa: F401  (registers every kind's tables on the MetaData)
 from osac.store.schema import metadata

@@ -1,5 +1,5 @@
 """Simulator state: the simulated network fabric, the simulated k8s network manager's overlays,
-and the fault records (simulator.md §3.4, §5, §6; declared in ``osac/providers/simulator/schema.py``).
+and the fault records (simulator.md §3.4, §5, §6; declared in ``osac/providers/simulator/runtime/schema.py``).
 
 Revision ID: 0003
 Revises: 0002

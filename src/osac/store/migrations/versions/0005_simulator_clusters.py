@@ -1,5 +1,5 @@
 """Simulated HyperShift: hosted clusters, node pools and their plans (simulator.md §3.1, §6;
-declared in ``osac/providers/simulator/cluster_schema.py``).
+declared in ``osac/providers/simulator/clusters/schema.py``).
 
 Revision ID: 0005
 Revises: 0004

@@ -1,5 +1,5 @@
 """Simulated KubeVirt and bare-metal inventory: VMs, hosts and their plans (simulator.md §3.2, §3.3, §6;
-compute.md §4; declared in ``osac/providers/simulator/compute_schema.py``).
+compute.md §4; declared in ``osac/providers/simulator/compute/schema.py``).
 
 Revision ID: 0006
 Revises: 0005

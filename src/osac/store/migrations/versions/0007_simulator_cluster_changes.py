@@ -1,5 +1,5 @@
 """Simulated HyperShift: index the clusters by ``updated_at``, so the change scheduler reads only
-the clusters changed since its last pass (declared in ``osac/providers/simulator/cluster_schema.py``).
+the clusters changed since its last pass (declared in ``osac/providers/simulator/clusters/schema.py``).
 
 Revision ID: 0007
 Revises: 0006

@@ -1,0 +1,1 @@
+"""The BareMetalInstance reconciler: gated provisioning, power, teardown, settings."""

@@ -1,0 +1,1 @@
+"""The Cluster reconciler: hosted cluster and node pools, hosts for bare-metal node sets, metrics."""

@@ -1,0 +1,1 @@
+"""The ComputeInstance reconciler: VM spec, inputs, teardown."""

@@ -1,0 +1,289 @@
+"""The shared shape of every networking reconciler (networking.md §3.2, §10.2, §11.1).
+
+A subclass says what "ready" needs (``waiting_for``), how to program the fabric (``apply``),
+how to undo it (``teardown``) and what to release once the object is gone (``released``); this
+base does the rest, the same way for every kind:
+
+- ``apply`` and ``teardown`` look up what they need in a read snapshot and return the provider
+  call, which runs after the snapshot is closed: a slow fabric never holds a database
+  connection (with many objects provisioning at once it would empty the reader pool, and every
+  read of the service would wait);
+- the finalizer is added before the first external effect and removed last (archiving the
+  object in the transaction that records the confirmed teardown);
+- transient provider errors keep the state, set ``retrying (attempt n): <error>`` and retry with
+  backoff (1 s doubling, cap 60 s) up to the retry limit, then FAILED (DELETE_FAILED when
+  deleting) with a Warning event; terminal errors fail at once;
+- FAILED and DELETE_FAILED objects wait for a Signal or a new Delete, which move them back to
+  PENDING / DELETING (``Behaviour.on_signal``): the reconciler never retries them by itself;
+- an object being provisioned follows the objects it waits for (``awaited``; the reconciler's
+  ``dependents``): their changes queue it at once, so waiting costs no polling and its periodic
+  look (``wait_interval``) is only a safety net.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, timedelta
+from typing import TYPE_CHECKING
+
+from google.protobuf.message import Message
+
+from osac.controllers.networking.metrics import CLEANUP_FAILURES, READY_SECONDS
+from osac.controllers.runtime.manager import ObjectKey, Result, TransientError
+from osac.controllers.runtime.objects import (
+    CONTROLLER_FINALIZER,
+    ObjectReconciler,
+    add_finalizer,
+    copy,
+    is_deleting,
+    remove_finalizer,
+)
+from osac.controllers.runtime.waiters import Awaited, Waiters
+from osac.providers.interfaces import ProviderError, TerminalProviderError
+from osac.services.core.catalog import Services
+from osac.store import lifecycle
+from osac.store.objects import Tx, object_label
+
+if TYPE_CHECKING:
+    from osac.providers.registry import ManagerRegistry
+
+#: A provider call prepared from a read snapshot (``apply``, ``teardown``); it runs once the
+#: snapshot is closed.
+ProviderCall = Callable[[], Awaitable[object]]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_RETRY_LIMIT = 10
+BACKOFF_BASE_SECONDS = 1.0
+BACKOFF_CAP_SECONDS = 60.0
+#: How often an object waiting for a dependency looks again: the dependency's change queues it at
+#: once (``dependents``), so this is the safety net.
+WAIT_INTERVAL = timedelta(seconds=30)
+
+
+@dataclass
+class NetworkingContext:
+    """What the networking reconcilers share: the managers and the retry policy."""
+
+    managers: ManagerRegistry
+    retry_limit: int = DEFAULT_RETRY_LIMIT
+    cleanup_retry_limit: int = DEFAULT_RETRY_LIMIT
+    #: First retry delay; doubles per attempt up to ``BACKOFF_CAP_SECONDS``.
+    backoff_base_seconds: float = BACKOFF_BASE_SECONDS
+
+    def backoff(self, attempt: int) -> timedelta:
+        delay = self.backoff_base_seconds * 2 ** max(0, attempt - 1)
+        return timedelta(seconds=min(BACKOFF_CAP_SECONDS, delay))
+
+
+class Waiting(Exception):
+    """A dependency is not ready yet; the message says which (it becomes ``status.message``)."""
+
+
+class ProvisioningReconciler(ObjectReconciler):
+    """Base of the reconcilers that drive a fabric object to READY and back to nothing."""
+
+    #: The state that means "provisioned" (ExternalIP: ``ALLOCATED``).
+    ready_state = "READY"
+
+    #: How often an object waiting for another one looks again.
+    wait_interval: timedelta = WAIT_INTERVAL
+
+    def __init__(self, services: Services, networking: NetworkingContext) -> None:
+        super().__init__(services)
+        self.networking = networking
+        self._attempts: dict[tuple[str, str], int] = {}
+        #: What the objects being provisioned wait for, from this process's passes.
+        self.waiters = Waiters()
+        CLEANUP_FAILURES.labels(self.kind)  # exported from zero, so the first failure is an increase
+
+    def dependents(self, kind: str, object_id: str) -> tuple[str, ...]:
+        """The objects being provisioned that await the object that changed (``awaited``)."""
+        return self.waiters.dependents(kind, object_id)
+
+    # -- hooks -------------------------------------------------------------------------------
+
+    def awaited(self, obj: Message) -> tuple[Awaited, ...]:
+        """The objects (kind name, id) ``waiting_for`` looks at: their changes queue ``obj``."""
+        return ()
+
+    def is_following(self, obj: Message) -> bool:
+        """Whether ``obj`` follows its ``awaited`` objects now: while it is being provisioned."""
+        state = obj.status.state  # type: ignore[attr-defined]
+        return not is_deleting(obj) and state not in (self.state(self.ready_state), self.state("FAILED"))
+
+    async def waiting_for(self, tx: Tx, obj: Message) -> str | None:
+        """Why the object cannot be provisioned yet (a message), or None."""
+        return None
+
+    async def apply(self, tx: Tx, obj: Message) -> ProviderCall | None:
+        """Look up, in ``tx`` (a read snapshot), what programming the fabric needs, and return
+        the call that does it (idempotent). The call runs once the snapshot is closed: no
+        database connection is held while a provider works. None: nothing to program."""
+        return None
+
+    async def provisioned(self, tx: Tx, desired: Message) -> None:
+        """Adjust ``desired`` (and related objects, in ``tx``) once ``apply`` succeeded."""
+
+    async def teardown(self, tx: Tx, obj: Message) -> ProviderCall | None:
+        """Like ``apply``, the call that undoes the fabric effects (idempotent; deleting the
+        unknown succeeds)."""
+        return None
+
+    async def released(self, tx: Tx, obj: Message) -> None:
+        """In the transaction that archives ``obj``: release addresses and claims."""
+
+    def observed(self, object_id: str, obj: Message | None) -> None:
+        """The object as a pass loads it (None once archived), before anything else: gauges that
+        describe it follow it here. Each change of the object queues a pass."""
+
+    def became_ready(self, obj: Message, seconds: float) -> None:
+        """After the commit that made ``obj`` READY (ALLOCATED), ``seconds`` after its creation."""
+        READY_SECONDS.labels(self.kind).observe(seconds)
+
+    # -- the loop ----------------------------------------------------------------------------
+
+    def state(self, name: str) -> int:
+        value = self.descriptor.state_value(name)
+        assert value is not None, f"{self.descriptor.message} has no state {name}"
+        return value
+
+    async def reconcile(self, key: ObjectKey) -> Result:
+        async with self.store.read(snapshot=False) as tx:
+            obj = await self.load(tx, key.id)
+        self.observed(key.id, obj)
+        self.follow(key.id, obj)
+        if obj is None:
+            self._forget(key.id)
+            return Result()
+        if is_deleting(obj):
+            return await self._delete(obj)
+        return await self._provision(obj)
+
+    async def _provision(self, obj: Message) -> Result:
+        state = obj.status.state  # type: ignore[attr-defined]
+        if state in (self.state(self.ready_state), self.state("FAILED")):
+            return Result()
+        if CONTROLLER_FINALIZER not in obj.metadata.finalizers:  # type: ignore[attr-defined]
+            async with self.store.write() as tx:  # before the first external effect
+                stored = await self.load(tx, obj.id)  # type: ignore[attr-defined]
+                if stored is None or is_deleting(stored):
+                    return Result()
+                desired = copy(stored)
+                add_finalizer(desired)
+                obj = await self.write(tx, desired, stored)
+        try:
+            async with self.store.read() as tx:
+                waiting = await self.waiting_for(tx, obj)
+                call = await self.apply(tx, obj) if waiting is None else None
+            if call is not None:
+                await self._call("apply", obj, call())
+        except ProviderError as error:
+            return await self._failed(obj, error, phase="provision")
+        async with self.store.write() as tx:
+            stored = await self.load(tx, obj.id)  # type: ignore[attr-defined]
+            if stored is None or is_deleting(stored) or stored.metadata.version != obj.metadata.version:  # type: ignore[attr-defined]
+                raise TransientError("object changed while provisioning; looking again", delay=timedelta(0))
+            desired = copy(stored)
+            if waiting is not None:
+                desired.status.message = waiting  # type: ignore[attr-defined]
+                await self.write(tx, desired, stored)
+                return Result(requeue_after=self.wait_interval)
+            desired.status.state = self.state(self.ready_state)  # type: ignore[attr-defined]
+            desired.status.message = ""  # type: ignore[attr-defined]
+            await self.provisioned(tx, desired)
+            written = await self.write(tx, desired, stored)
+            created = stored.metadata.creation_timestamp.ToDatetime(tzinfo=UTC)  # type: ignore[attr-defined]
+            seconds = max(0.0, (tx.clock.now() - created).total_seconds())
+            tx.after_commit(lambda: self.became_ready(written, seconds))
+        self._forget(obj.id, "provision")  # type: ignore[attr-defined]
+        return Result()
+
+    async def _delete(self, obj: Message) -> Result:
+        if CONTROLLER_FINALIZER not in obj.metadata.finalizers:  # type: ignore[attr-defined]
+            return Result()  # never provisioned (or not ours to tear down)
+        if obj.status.state == self.state("DELETE_FAILED"):  # type: ignore[attr-defined]
+            return Result()  # waits for Delete or Signal
+        try:
+            async with self.store.read() as tx:
+                call = await self.teardown(tx, obj)
+            if call is not None:
+                await self._call("teardown", obj, call())
+        except ProviderError as error:
+            return await self._failed(obj, error, phase="teardown")
+        async with self.store.write() as tx:
+            stored = await self.load(tx, obj.id)  # type: ignore[attr-defined]
+            if stored is None:
+                return Result()
+            desired = copy(stored)
+            remove_finalizer(desired)
+            if not desired.metadata.finalizers:  # type: ignore[attr-defined]
+                await self.released(tx, stored)
+            await self.write(tx, desired, stored)
+        self._forget(obj.id)  # type: ignore[attr-defined]
+        return Result()
+
+    async def _failed(self, obj: Message, error: ProviderError, phase: str) -> Result:
+        """Record a provider error: a retry message, or the failed state past the limit."""
+        object_id: str = obj.id  # type: ignore[attr-defined]
+        attempt = self._attempts.get((object_id, phase), 0) + 1
+        self._attempts[(object_id, phase)] = attempt
+        limit = self.networking.cleanup_retry_limit if phase == "teardown" else self.networking.retry_limit
+        terminal = isinstance(error, TerminalProviderError) or attempt >= limit
+        async with self.store.write() as tx:
+            stored = await self.load(tx, object_id)
+            if stored is None:
+                return Result()
+            desired = copy(stored)
+            status = desired.status  # type: ignore[attr-defined]
+            if terminal:
+                status.state = self.state("DELETE_FAILED" if phase == "teardown" else "FAILED")
+                status.message = error.message if phase == "provision" else f"teardown failed: {error.message}"
+                await self.write(tx, desired, stored)
+                if phase == "teardown":
+                    tx.after_commit(CLEANUP_FAILURES.labels(self.kind).inc)
+                    await lifecycle.record(tx, self.descriptor, desired, lifecycle.WARNING, "DeleteFailed",
+                                           f"{object_label(self.descriptor, desired)}: {status.message}")
+            else:
+                status.message = f"retrying (attempt {attempt}): {error.message}"
+                await self.write(tx, desired, stored)
+        if terminal:
+            self._forget(object_id, phase)
+            return Result()
+        raise TransientError(status.message, delay=self.networking.backoff(attempt))
+
+    async def _call(self, operation: str, obj: Message, call: Awaitable[object]) -> None:
+        """Run one provider step, logging one record per call (§12); the managers time each of
+        their own calls (``topology``)."""
+        started = time.perf_counter()
+        result = "ok"
+        try:
+            await call
+        except TerminalProviderError:
+            result = "terminal"
+            raise
+        except ProviderError:
+            result = "transient"
+            raise
+        finally:
+            seconds = time.perf_counter() - started
+            log.info("provider call %s.%s %s: %s in %.3fs", self.kind, operation, obj.id, result, seconds,  # type: ignore[attr-defined]
+                     extra={"event": "ProviderCall", "kind": self.kind, "operation": operation,
+                            "object_id": obj.id, "result": result, "tenant": obj.metadata.tenant})  # type: ignore[attr-defined]
+
+    def follow(self, object_id: str, obj: Message | None) -> None:
+        """Follow what ``obj`` awaits (nothing once it is archived or settled). Called before
+        ``waiting_for`` reads the awaited objects, so a change committed after that read queues
+        the object again."""
+        if obj is not None and self.is_following(obj):
+            self.waiters.wait(object_id, self.awaited(obj))
+        else:
+            self.waiters.forget(object_id)
+
+    def _forget(self, object_id: str, phase: str | None = None) -> None:
+        for key in [k for k in self._attempts if k[0] == object_id and (phase is None or k[1] == phase)]:
+            del self._attempts[key]
+

@@ -1,0 +1,87 @@
+"""Subnet: a segment with gateway and DHCP on the fabric, plus the k8s overlay when the class
+has a Kubernetes network manager (READY only after both succeed)."""
+
+from __future__ import annotations
+
+import ipaddress
+
+from google.protobuf.message import Message
+
+from osac.controllers.networking import topology
+from osac.controllers.networking.metrics import SUBNET_ADDRESSES_AVAILABLE, SeriesByObject, remove_series
+from osac.controllers.networking.provisioning import NetworkingContext, ProviderCall, ProvisioningReconciler
+from osac.controllers.runtime.waiters import Awaited
+from osac.ipam import allocator
+from osac.providers.interfaces import SubnetSpec
+from osac.services.core.catalog import Services
+from osac.services.networking import addresses
+from osac.store.objects import Tx
+
+
+def subnet_spec(obj: Message) -> SubnetSpec:
+    """The fabric request from the layout the service fixed at create (``status.gateway``,
+    ``status.vip_range``): DHCP serves gateway + 1 up to the address before the VIP range."""
+    status = obj.status  # type: ignore[attr-defined]
+    vip_first, _, vip_last = status.vip_range.partition("-")
+    gateway = ipaddress.ip_address(status.gateway)
+    dhcp = (str(gateway + 1), str(ipaddress.ip_address(vip_first) - 1))
+    return SubnetSpec(
+        subnet_id=obj.id,  # type: ignore[attr-defined]
+        vn_id=obj.spec.virtual_network,  # type: ignore[attr-defined]
+        cidr=obj.spec.ipv4_cidr,  # type: ignore[attr-defined]
+        gateway=status.gateway,
+        dhcp_range=dhcp,
+        vip_range=(vip_first, vip_last),
+        ipv6_cidr=obj.spec.ipv6_cidr,  # type: ignore[attr-defined]
+    )
+
+
+class SubnetReconciler(ProvisioningReconciler):
+    kind = "subnet"
+
+    def __init__(self, services: Services, networking: NetworkingContext) -> None:
+        super().__init__(services, networking)
+        self._series = SeriesByObject(lambda labels: remove_series(SUBNET_ADDRESSES_AVAILABLE, *labels))
+
+    def observed(self, object_id: str, obj: Message | None) -> None:
+        """``osac_subnet_addresses_available`` from the stored counter: each reservation or
+        release rewrites it (an UPDATED event, so a pass); an archived subnet's series goes."""
+        labels = None if obj is None else (obj.metadata.tenant, obj.metadata.name or object_id)  # type: ignore[attr-defined]
+        self._series.report(object_id, labels)
+        if labels is not None:
+            SUBNET_ADDRESSES_AVAILABLE.labels(*labels).set(obj.status.available_addresses)  # type: ignore[union-attr]
+
+    def awaited(self, obj: Message) -> tuple[Awaited, ...]:
+        return (("virtual_network", obj.spec.virtual_network),)  # type: ignore[attr-defined]
+
+    async def waiting_for(self, tx: Tx, obj: Message) -> str | None:
+        vn_id = obj.spec.virtual_network  # type: ignore[attr-defined]
+        return topology.waiting_message("virtual_network", await topology.get(tx, "virtual_network", vn_id), vn_id)
+
+    async def apply(self, tx: Tx, obj: Message) -> ProviderCall:
+        network_class = await topology.network_class_of(tx, obj.spec.virtual_network)  # type: ignore[attr-defined]
+        fabric = topology.fabric_of(self.networking.managers, network_class)
+        k8s = topology.k8s_of(self.networking.managers, network_class)
+
+        async def create() -> None:
+            await fabric.create_subnet(subnet_spec(obj))
+            if k8s is not None:
+                await k8s.create_subnet_overlay(obj.id, segment=obj.id)  # type: ignore[attr-defined]
+
+        return create
+
+    async def teardown(self, tx: Tx, obj: Message) -> ProviderCall:
+        network_class = await topology.network_class_of(tx, obj.spec.virtual_network)  # type: ignore[attr-defined]
+        fabric = topology.fabric_of(self.networking.managers, network_class)
+        k8s = topology.k8s_of(self.networking.managers, network_class)
+
+        async def delete() -> None:
+            if k8s is not None:
+                await k8s.delete_subnet_overlay(obj.id)  # type: ignore[attr-defined]
+            await fabric.delete_subnet(obj.id)  # type: ignore[attr-defined]
+
+        return delete
+
+    async def released(self, tx: Tx, obj: Message) -> None:
+        await addresses.lock_counted(tx, addresses.SUBNET, [obj.id])  # type: ignore[attr-defined]
+        await allocator.drop_ranges(tx, obj.id)  # type: ignore[attr-defined]

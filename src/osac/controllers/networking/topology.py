@@ -1,0 +1,85 @@
+"""Lookups the networking reconcilers share: which network class, and so which managers, an
+object's fabric operations go to (networking.md §2: no fallback to another manager).
+
+The managers come back metered: each of their calls is timed into
+``osac_network_provider_operation_seconds{manager, operation, result}`` (§13), whichever
+reconciler makes it."""
+
+from __future__ import annotations
+
+from google.protobuf.message import Message
+
+from osac.controllers.networking.metrics import metered
+from osac.model import registry
+from osac.providers.interfaces import FabricManager, K8sNetworkManager, TerminalProviderError
+from osac.providers.registry import ManagerNotRegistered, ManagerRegistry
+from osac.store.objects import Tx
+from osac.store.tables import LIVE
+
+
+async def get(tx: Tx, kind_name: str, object_id: str) -> Message | None:
+    """Any stored object by kind and id (being deleted or not)."""
+    if not object_id:
+        return None
+    return await tx.get(registry.get(kind_name), object_id)
+
+
+async def network_class_of(tx: Tx, vn_id: str) -> Message | None:
+    vn = await get(tx, "virtual_network", vn_id)
+    if vn is None:
+        return None
+    return await get(tx, "network_class", vn.spec.network_class)  # type: ignore[attr-defined]
+
+
+async def default_network_class(tx: Tx) -> Message | None:
+    kind = registry.get("network_class")
+    table = LIVE[kind.name]
+    for candidate in await tx.find(kind, table.c.tenant == "shared"):
+        if candidate.is_default:  # type: ignore[attr-defined]
+            return candidate
+    return None
+
+
+def fabric_of(managers: ManagerRegistry, network_class: Message | None) -> FabricManager:
+    """The class's fabric manager; a missing class or unregistered manager is terminal."""
+    if network_class is None:
+        raise TerminalProviderError("NetworkClassNotFound", "the network class of this object does not exist")
+    try:
+        return metered(managers.fabric(network_class.fabric_manager))  # type: ignore[attr-defined]
+    except ManagerNotRegistered as error:
+        raise TerminalProviderError("ManagerNotRegistered", str(error)) from None
+
+
+def k8s_of(managers: ManagerRegistry, network_class: Message | None) -> K8sNetworkManager | None:
+    if network_class is None or not network_class.k8s_manager:  # type: ignore[attr-defined]
+        return None
+    try:
+        return metered(managers.k8s(network_class.k8s_manager))  # type: ignore[attr-defined]
+    except ManagerNotRegistered as error:
+        raise TerminalProviderError("ManagerNotRegistered", str(error)) from None
+
+
+async def fabric_for_vn(tx: Tx, managers: ManagerRegistry, vn_id: str) -> FabricManager:
+    return fabric_of(managers, await network_class_of(tx, vn_id))
+
+
+async def external_fabric(tx: Tx, managers: ManagerRegistry) -> FabricManager:
+    """External addresses are announced by the default class's fabric manager."""
+    return fabric_of(managers, await default_network_class(tx))
+
+
+def state_name(kind_name: str, obj: Message) -> str:
+    """``PENDING`` from ``SUBNET_STATE_PENDING`` (for messages)."""
+    full = registry.get(kind_name).state_name(obj.status.state)  # type: ignore[attr-defined]
+    return full.split("_STATE_", 1)[-1]
+
+
+def waiting_message(kind_name: str, obj: Message | None, object_id: str, wanted: str = "READY") -> str | None:
+    """``waiting for VirtualNetwork 'app' (PENDING)`` unless ``obj`` is in state ``wanted``."""
+    kind = registry.get(kind_name)
+    if obj is None:
+        return f"waiting for {kind.message} '{object_id}' (not found)"
+    if obj.status.state == kind.state_value(wanted):  # type: ignore[attr-defined]
+        return None
+    label = obj.metadata.name or object_id  # type: ignore[attr-defined]
+    return f"waiting for {kind.message} '{label}' ({state_name(kind_name, obj)})"

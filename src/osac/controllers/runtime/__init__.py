@@ -1,0 +1,1 @@
+"""The reconcile runtime: the manager (queue, backoff, leases, resync), the object reconciler base, waiters, notices, metrics."""

@@ -1,0 +1,1 @@
+"""The Tenant reconciler: DEFAULT_NETWORKING_READY and tenant teardown."""

@@ -1,0 +1,1 @@
+"""What the workload reconcilers share: one pass's status write, owning tenant, auto-cleanup, metrics."""

@@ -1,0 +1,1 @@
+"""The simulated bare-metal inventory: host plans and shapes."""

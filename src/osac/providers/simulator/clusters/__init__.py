@@ -1,0 +1,1 @@
+"""The simulated HyperShift: cluster plans, rendering, faults, credentials."""

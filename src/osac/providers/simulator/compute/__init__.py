@@ -1,0 +1,1 @@
+"""The simulated KubeVirt: VM plans and shapes."""

@@ -1,0 +1,1 @@
+"""The simulated network fabric and k8s network manager, with reachability."""

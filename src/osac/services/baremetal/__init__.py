@@ -1,0 +1,1 @@
+"""BMaaS kinds: BareMetalInstance and HostType, interfaces of a host type."""

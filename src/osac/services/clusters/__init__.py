@@ -1,0 +1,1 @@
+"""CaaS kinds: Cluster and ClusterTemplate, node sets, parameters, addresses, failures."""

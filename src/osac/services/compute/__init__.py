@@ -1,0 +1,1 @@
+"""VMaaS kinds: ComputeInstance, its templates and instance types, restarts."""

@@ -1,0 +1,121 @@
+"""Per-kind semantics plugged into the generic service.
+
+The generic service (``generic.py``) does everything that is the same for every kind: tenancy,
+authorisation, metadata, update masks, immutability, references, versions, events, finalizers.
+A kind's module subclasses ``Behaviour`` to add what only that kind has: defaults, validation,
+implied children, delete gates, its state machine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from google.protobuf.message import Message
+from sqlalchemy import ColumnElement, Table
+
+from osac.model.kinds import Kind
+from osac.services.core.context import Caller
+from osac.store.objects import Tx
+
+if TYPE_CHECKING:
+    from osac.services.core.catalog import Services
+
+
+@dataclass
+class WriteContext:
+    """What a hook may use while the write transaction is open."""
+
+    tx: Tx
+    caller: Caller
+    services: Services
+    #: Lifecycle events to record with this write: (type, reason, message).
+    notes: list[tuple[int, str, str]] = field(default_factory=list)
+
+
+class Behaviour:
+    """Default behaviour: no extra rules. Override what the kind needs."""
+
+    #: Status of this kind is derived by its reconciler (clusters, instances): the service does
+    #: not set DELETING on delete, the next derivation does.
+    derived_status: bool = False
+    #: Allowed state transitions for private status writes, or None to allow any.
+    transitions: Mapping[int, frozenset[int]] | None = None
+
+    def __init__(self, kind: Kind) -> None:
+        self.kind = kind
+
+    def initialize(self, obj: Message) -> None:
+        """Set the initial status of a new object (state PENDING, managed conditions, ...)."""
+        state = self.kind.state_value("PENDING")
+        if state is not None and not obj.status.state:  # type: ignore[attr-defined]
+            obj.status.state = state  # type: ignore[attr-defined]
+
+    async def prepare(self, ctx: WriteContext, obj: Message, stored: Message | None) -> None:
+        """Default and validate the merged object (``stored`` is None on create). References
+        are already resolved to ids. Raise a ServiceError to refuse the write."""
+
+    async def after_create(self, ctx: WriteContext, obj: Message) -> None:
+        """Create implied children in the same transaction (after ``obj`` is stored)."""
+
+    async def check_delete(self, ctx: WriteContext, obj: Message) -> None:
+        """Refuse a delete (FailedPrecondition naming the dependents)."""
+
+    async def on_signal(self, ctx: WriteContext, obj: Message) -> bool:
+        """A private Signal: retry failed work (api.md §3). By default FAILED goes back to
+        PENDING and DELETE_FAILED to DELETING, so the reconciler (level-triggered) retries with a
+        fresh budget. Returns whether ``obj`` was changed."""
+        if self.derived_status or self.kind.state_enum is None:
+            return False
+        state = obj.status.state  # type: ignore[attr-defined]
+        if state == self.kind.state_value("FAILED"):
+            obj.status.state = self.kind.state_value("PENDING")  # type: ignore[attr-defined]
+            obj.status.message = "retrying after Signal"  # type: ignore[attr-defined]
+            return True
+        if state == self.kind.state_value("DELETE_FAILED"):
+            obj.status.state = self.kind.state_value("DELETING")  # type: ignore[attr-defined]
+            obj.status.message = "retrying teardown after Signal"  # type: ignore[attr-defined]
+            return True
+        return False
+
+    async def restart_teardown(self, ctx: WriteContext, obj: Message) -> None:
+        """Delete on an object in DELETE_FAILED: reset the retry budget and state. The generic
+        service has already set DELETING, except for ``derived_status`` kinds, whose derivation
+        moves the state once this hook has cleared what records the failure."""
+
+    async def after_archive(self, tx: Tx, obj: Message) -> None:
+        """The object was archived in this transaction (``obj`` is its last state): release
+        what it held that is not an object (uniqueness claims, ...). Called by whoever archives
+        (the generic service's writes; the reconcilers' status writes)."""
+
+    async def credential(self, obj: Message, name: str, services: Services) -> str:
+        """A credential served from the provider (cluster ``kubeconfig`` / ``password``)."""
+        from osac.services.core.errors import FailedPrecondition
+        from osac.store.objects import object_label
+
+        raise FailedPrecondition(
+            f"{object_label(self.kind, obj)}: the control plane has not been available yet; "
+            f"the {name} is served once it is"
+        )
+
+    def redact(self, obj: Message) -> Message:
+        """What API callers are shown of a stored object: write-only fields (a cluster's pull
+        secret) masked. ``obj`` is the service's own copy and may be changed in place."""
+        return self.kind.mask_write_only(obj)
+
+    def public_visibility(self, table: Table) -> list[ColumnElement[bool]]:
+        """Extra conditions on what public callers may see of this kind."""
+        return []
+
+
+def reference_dependents(kind: Kind) -> list[tuple[Kind, str]]:
+    """Every (kind, reference path) in the registry that points at ``kind`` and blocks its delete."""
+    from osac.model import registry
+
+    found = []
+    for other in registry.KINDS:
+        for reference in other.references:
+            if reference.target == kind.name and reference.blocks_delete:
+                found.append((other, reference.path))
+    return found

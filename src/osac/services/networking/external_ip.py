@@ -1,0 +1,49 @@
+"""ExternalIP semantics (networking.md §3.1, §3.2, §4, §5.3; api.md §11.3).
+
+Create: the pool an IPv4 pool (IPv6 pools are never allocated from: FAILED_PRECONDITION), READY
+and live; one address reserved from it in the Create transaction (``status.address``,
+``status.pool``), the pool's counters updated in the same transaction; none free →
+RESOURCE_EXHAUSTED ``ExternalIPPool '<name>' has no available addresses``. The address is
+released by the reconciler once the fabric confirms the release (``addresses.release``).
+
+State machine: ALLOCATED instead of READY (``state_machines.EXTERNAL_IP``).
+"""
+
+from __future__ import annotations
+
+from google.protobuf.message import Message
+
+from osac.model import registry
+from osac.model.kinds import Kind
+from osac.services.core.behaviour import Behaviour, WriteContext
+from osac.services.core.errors import FailedPrecondition, InvalidArgument
+from osac.services.networking import addresses, external_ip_pool, gates, state_machines
+from osac.store.objects import object_label
+
+
+class ExternalIPBehaviour(Behaviour):
+    def __init__(self, kind: Kind) -> None:
+        super().__init__(kind)
+        self.transitions = state_machines.transitions(kind, state_machines.EXTERNAL_IP)
+
+    async def prepare(self, ctx: WriteContext, obj: Message, stored: Message | None) -> None:
+        if stored is not None:
+            return  # spec.pool is immutable; the address is fixed
+        spec = obj.spec  # type: ignore[attr-defined]
+        if not spec.pool:
+            raise InvalidArgument("spec.pool: required; name an ExternalIPPool")
+        pool_kind = registry.get("external_ip_pool")
+        pool = await gates.load(ctx.tx, pool_kind, spec.pool)
+        if pool.spec.ip_family != external_ip_pool.IP_FAMILY_IPV4:  # type: ignore[attr-defined]
+            raise FailedPrecondition(
+                f"{object_label(pool_kind, pool)} is not an IPv4 pool; ExternalIPs are allocated from IPv4 pools only"
+            )
+        gates.check_ready(pool_kind, pool)
+        address = await addresses.reserve_external(ctx.tx, pool, self.kind.name, obj.id)  # type: ignore[attr-defined]
+        status = obj.status  # type: ignore[attr-defined]
+        status.address = address
+        status.pool = pool.id  # type: ignore[attr-defined]
+        status.attached = False
+        gates.add_sibling(obj.id)  # type: ignore[attr-defined]
+
+

@@ -1,0 +1,124 @@
+"""NetworkClass semantics (networking.md §2, api.md §11.2).
+
+- ``fabric_manager`` names a registered fabric manager, ``k8s_manager`` (optional) a registered
+  k8s manager.
+- ``spec.vip_prefix_length`` 0 (= 28) or 1–30; ``spec.disable_capabilities.supports_ipv4`` false.
+- ``spec.defaults`` (optional) is validated as the objects it will create at tenant onboarding.
+- ``capabilities`` (output) = the managers' intersection minus ``disable_capabilities``.
+- Exactly one class is the default: setting ``is_default`` clears it on the previous default in
+  the same transaction (under the ``network-class-default`` lock); the first class created while
+  none is the default becomes it; the flag cannot be cleared except by moving it.
+"""
+
+from __future__ import annotations
+
+from google.protobuf.message import Message
+
+from osac.model import registry
+from osac.model.kinds import Kind
+from osac.services.core.behaviour import Behaviour, WriteContext
+from osac.services.core.errors import InvalidArgument
+from osac.services.networking import locks, network_managers, state_machines, validation
+from osac.store.objects import Tx, object_label
+from osac.store.tables import LIVE
+
+DEFAULT_LOCK = "network-class-default"
+
+
+class NetworkClassBehaviour(Behaviour):
+    def __init__(self, kind: Kind) -> None:
+        super().__init__(kind)
+        self.transitions = state_machines.transitions(kind, state_machines.STANDARD)
+
+    async def prepare(self, ctx: WriteContext, obj: Message, stored: Message | None) -> None:
+        config = ctx.services.config
+        fabric = obj.fabric_manager  # type: ignore[attr-defined]
+        k8s = obj.k8s_manager  # type: ignore[attr-defined]
+        if not fabric:
+            raise InvalidArgument("fabric_manager: required; name a registered fabric manager")
+        fabric_manager = network_managers.find(config, fabric, network_managers.FABRIC)
+        if fabric_manager is None:
+            raise InvalidArgument(f"fabric manager '{fabric}' is not registered")
+        managers = [fabric_manager.capabilities]
+        if k8s:
+            k8s_manager = network_managers.find(config, k8s, network_managers.K8S)
+            if k8s_manager is None:
+                raise InvalidArgument(f"k8s manager '{k8s}' is not registered")
+            managers.append(k8s_manager.capabilities)
+        spec = obj.spec  # type: ignore[attr-defined]
+        vip = validation.vip_prefix(spec.vip_prefix_length, "spec.vip_prefix_length")
+        if spec.disable_capabilities.supports_ipv4:
+            raise InvalidArgument("spec.disable_capabilities.supports_ipv4: IPv4 cannot be disabled; it must be false")
+        capabilities = network_managers.class_capabilities(
+            managers, network_managers.Capabilities.from_message(spec.disable_capabilities)
+        )
+        capabilities.to_message(obj.capabilities)  # type: ignore[attr-defined]
+        if spec.HasField("defaults"):
+            validate_defaults(spec.defaults, vip, capabilities)
+        await self._default_flag(ctx.tx, obj, stored)
+
+    async def _default_flag(self, tx: Tx, obj: Message, stored: Message | None) -> None:
+        """Keep exactly one default class: move the flag atomically, never just clear it."""
+        is_default = obj.is_default  # type: ignore[attr-defined]
+        was_default = stored is not None and stored.is_default  # type: ignore[attr-defined]
+        if is_default == was_default:
+            return
+        await locks.hold(tx, DEFAULT_LOCK)
+        others = [c for c in await tx.find(self.kind, LIVE[self.kind.name].c.id != obj.id)  # type: ignore[attr-defined]
+                  if c.is_default]  # type: ignore[attr-defined]
+        if not is_default:
+            if stored is None:
+                if not others:
+                    obj.is_default = True  # type: ignore[attr-defined]  # the first class is the default
+                return
+            raise InvalidArgument(
+                "is_default: exactly one NetworkClass is the default; set is_default on another class to move it"
+            )
+        for other in others:
+            cleared = type(other)()
+            cleared.CopyFrom(other)
+            cleared.is_default = False  # type: ignore[attr-defined]
+            await tx.replace(self.kind, cleared, other.metadata.version)  # type: ignore[attr-defined]
+
+
+def validate_defaults(defaults: Message, vip: int, capabilities: network_managers.Capabilities) -> None:
+    """``spec.defaults`` must describe objects that can be created (§2): CIDRs present and valid,
+    the subnet inside the VN and shorter than the VIP prefix, IPv6 only with an IPv6 VN CIDR,
+    valid rules."""
+    path = "spec.defaults"
+    vn4 = validation.ipv4_network(
+        defaults.virtual_network_ipv4_cidr,  # type: ignore[attr-defined]
+        f"{path}.virtual_network_ipv4_cidr",
+        max_prefix=validation.VN_MAX_PREFIX,
+    )
+    sub4 = validation.ipv4_network(defaults.subnet_ipv4_cidr, f"{path}.subnet_ipv4_cidr")  # type: ignore[attr-defined]
+    assert vn4 is not None and sub4 is not None
+    if not validation.inside(sub4, vn4):
+        raise InvalidArgument(f"{path}.subnet_ipv4_cidr: {sub4} is not inside virtual_network_ipv4_cidr {vn4}")
+    validation.subnet_prefix(sub4, vip, f"{path}.subnet_ipv4_cidr", "this NetworkClass")
+    vn6 = validation.ipv6_network(defaults.virtual_network_ipv6_cidr, f"{path}.virtual_network_ipv6_cidr")  # type: ignore[attr-defined]
+    sub6 = validation.ipv6_network(defaults.subnet_ipv6_cidr, f"{path}.subnet_ipv6_cidr")  # type: ignore[attr-defined]
+    if vn6 is not None and not capabilities.ipv6:
+        raise InvalidArgument(f"{path}.virtual_network_ipv6_cidr: this NetworkClass does not support IPv6")
+    if sub6 is not None:
+        if vn6 is None:
+            raise InvalidArgument(f"{path}.subnet_ipv6_cidr: needs virtual_network_ipv6_cidr")
+        if not validation.inside(sub6, vn6):
+            raise InvalidArgument(f"{path}.subnet_ipv6_cidr: {sub6} is not inside virtual_network_ipv6_cidr {vn6}")
+    validation.security_rules(defaults.ingress_rules, f"{path}.ingress_rules", ipv6_allowed=vn6 is not None)  # type: ignore[attr-defined]
+    validation.security_rules(defaults.egress_rules, f"{path}.egress_rules", ipv6_allowed=vn6 is not None)  # type: ignore[attr-defined]
+
+
+async def default_class(tx: Tx) -> Message | None:
+    """The live default NetworkClass (being deleted or not), if any."""
+    kind = registry.get("network_class")
+    for candidate in await tx.find(kind, lock="share"):
+        if candidate.is_default:  # type: ignore[attr-defined]
+            return candidate
+    return None
+
+
+def label(obj: Message) -> str:
+    return object_label(registry.get("network_class"), obj)
+
+

@@ -1,0 +1,95 @@
+"""Pool selection for the automatic paths (networking.md §5.5): default networking and
+auto-provisioned external IPs pick a pool per address, never the caller.
+
+The choice: the READY, live IPv4 pool with the most available addresses; ties → lowest
+``metadata.name``, then id. None with capacity → RESOURCE_EXHAUSTED, exactly
+``ExternalIPPool exhaustion: no available capacity in any READY pool for IPv4`` (logged as
+``ExternalIPPoolExhausted``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Collection, Mapping
+from typing import TYPE_CHECKING
+
+from google.protobuf.message import Message
+
+from osac.model import registry
+from osac.services.core.context import Caller
+from osac.services.core.errors import ResourceExhausted
+from osac.services.networking import addresses, external_ip_pool, gates
+from osac.services.networking.allocation_metrics import EXTERNAL, count_failure
+from osac.store.objects import Tx
+
+if TYPE_CHECKING:
+    from osac.services.core.catalog import Services
+
+log = logging.getLogger(__name__)
+
+EXHAUSTED_IPV4 = "ExternalIPPool exhaustion: no available capacity in any READY pool for IPv4"
+FAMILIES = {"ipv4": external_ip_pool.IP_FAMILY_IPV4}
+
+
+async def ranked_pools(tx: Tx, family: str = "ipv4", exclude: Collection[str] = ()) -> list[tuple[Message, int]]:
+    """Candidate pools with their available counts, best first (READY, live, of ``family``,
+    with free addresses)."""
+    if family not in FAMILIES:
+        raise ValueError(f"external addresses are allocated for IPv4 only, not {family!r}")
+    kind = registry.get("external_ip_pool")
+    ready = kind.state_value("READY")
+    pools = [
+        p for p in await tx.find(kind)
+        if p.spec.ip_family == FAMILIES[family]  # type: ignore[attr-defined]
+        and p.status.state == ready  # type: ignore[attr-defined]
+        and not gates.is_being_deleted(kind, p)
+        and p.id not in exclude  # type: ignore[attr-defined]
+    ]
+    available = await addresses.pool_availability(tx, [p.id for p in pools])  # type: ignore[attr-defined]
+    ranked = [(p, available[p.id]) for p in pools if available[p.id] > 0]  # type: ignore[attr-defined]
+    ranked.sort(key=lambda item: (-item[1], item[0].metadata.name, item[0].id))  # type: ignore[attr-defined]
+    return ranked
+
+
+async def select_pool(tx: Tx, family: str = "ipv4", exclude: Collection[str] = (), *, tenant: str = "",
+                      name: str = "") -> Message:
+    """The pool to reserve the next automatic address from; ``tenant`` and ``name`` (of the
+    ExternalIP wanting it) only name the request in the ``ExternalIPPoolExhausted`` record.
+
+    :raises ResourceExhausted: no READY pool of ``family`` has a free address.
+    """
+    ranked = await ranked_pools(tx, family, exclude)
+    if not ranked:
+        log.warning("no READY %s pool has a free address for ExternalIP '%s' of tenant '%s'", family, name, tenant,
+                    extra={"event": "ExternalIPPoolExhausted", "family": family, "tenant": tenant,
+                           "external_ip": name})
+        count_failure(EXTERNAL)
+        raise ResourceExhausted(EXHAUSTED_IPV4)
+    return ranked[0][0]
+
+
+async def create_external_ip(
+    tx: Tx, services: Services, *, tenant: str, name: str, labels: Mapping[str, str]
+) -> Message:
+    """Create an ExternalIP (as the service itself) in the best pool, inside the caller's
+    transaction. A pool exhausted by a concurrent request between the choice and the reservation
+    is skipped for the next best one.
+
+    :raises ResourceExhausted: ``EXHAUSTED_IPV4``.
+    """
+    kind = registry.get("external_ip")
+    service = services[kind.name]
+    tried: set[str] = set()
+    while True:
+        pool = await select_pool(tx, exclude=tried, tenant=tenant, name=name)
+        eip = kind.private_class()()
+        eip.metadata.name = name  # type: ignore[attr-defined]
+        eip.metadata.tenant = tenant  # type: ignore[attr-defined]
+        eip.metadata.labels.update(labels)  # type: ignore[attr-defined]
+        eip.spec.pool = pool.id  # type: ignore[attr-defined]
+        try:
+            async with tx.conn.begin_nested():
+                created: Message = await service.create_in(tx, Caller.system(), eip)
+                return created
+        except ResourceExhausted:
+            tried.add(pool.id)  # type: ignore[attr-defined]

@@ -1,0 +1,1 @@
+"""The change stream (Watch) and lifecycle events, read-only views over the outbox."""

@@ -1,0 +1,172 @@
+"""The change stream (api.md §7): Watch with filter and resume, public and private views."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+
+from google.protobuf.message import Message
+from sqlalchemy import ColumnElement
+
+from osac import filters
+from osac.auth.subject import SYSTEM_TENANT
+from osac.model import protos, registry
+from osac.model.convert import convert
+from osac.services.core import access
+from osac.services.core.context import Caller
+from osac.services.core.errors import InvalidArgument, OutOfRange, ResourceExhausted
+from osac.store import outbox, schema
+from osac.store.errors import RevisionExpired
+from osac.store.objects import EVENT_SIGNALED, Store
+from osac.store.recent import RecentEvents
+from osac.store.wakeup import Wakeup
+
+#: Events one stream may fall behind the newest revision before it is ended (api.md §7.2).
+DEFAULT_BUFFER = 10_000
+#: How long a reader waits for a wake-up before looking anyway (other SQLite processes).
+POLL_INTERVAL = 1.0
+BATCH = 500
+
+
+@dataclass(frozen=True)
+class WatchOptions:
+    buffer: int = DEFAULT_BUFFER
+    poll_interval: float = POLL_INTERVAL
+
+
+class EventsService:
+    """Builds Event messages from the outbox for one caller."""
+
+    def __init__(self, store: Store, wakeup: Wakeup, options: WatchOptions | None = None) -> None:
+        self.store = store
+        self.wakeup = wakeup
+        self.options = options or WatchOptions()
+        self.recent = RecentEvents(store, wakeup, poll_interval=self.options.poll_interval)
+
+    def event_class(self, private: bool) -> type[Message]:
+        return protos.message_class(f"{protos.PRIVATE if private else protos.PUBLIC}.Event")
+
+    def _conditions(self, caller: Caller, expression: str, dialect: str) -> list[ColumnElement[bool]]:
+        table = schema.events
+        conditions: list[ColumnElement[bool]] = []
+        if not caller.private:
+            visible = caller.subject.visible_tenants
+            if visible is not None:
+                conditions.append(table.c.tenant.in_(sorted(visible)))
+            conditions.append(table.c.tenant != SYSTEM_TENANT)
+            conditions.append(table.c.type != EVENT_SIGNALED)
+            hidden = [kind.name for kind in registry.KINDS if not kind.has_public_api]
+            conditions.append(table.c.kind.not_in(hidden))
+        if expression and expression.strip():
+            root = filters.EventRoot(
+                self.event_class(caller.private).DESCRIPTOR, table.c.type, table.c.kind, table.c.data,
+                hidden_fields=registry.WRITE_ONLY_FIELDS,
+            )
+            try:
+                conditions.append(
+                    filters.compile_filter(expression, root, dialect=dialect, now=self.store.clock.now())
+                )
+            except filters.FilterError as error:
+                raise InvalidArgument(str(error)) from error
+        return conditions
+
+    async def watch(self, caller: Caller, expression: str = "", after_revision: int = 0) -> AsyncIterator[Message]:
+        """Check the request (raising at once on a bad filter, an expired revision, a caller
+        without access), then return the stream: the replay after ``after_revision`` (0: live
+        only) followed by live events."""
+        access.authorize(caller, "event", access.policy.Method.WATCH)
+        if after_revision < 0:
+            raise InvalidArgument(f"after_revision: must be >= 0, got {after_revision}")
+        conditions = self._conditions(caller, expression, self.store.dialect)
+        async with self.store.read() as tx:
+            live_from = await tx.revision()
+            if after_revision:
+                try:
+                    await outbox.check_retained(tx, after_revision)
+                except RevisionExpired as error:
+                    raise OutOfRange(str(error)) from error
+        cursor = after_revision if after_revision else live_from
+        if expression and expression.strip():
+            return self._follow(caller, conditions, cursor, live_from)
+        return self._fan_out(caller, conditions, cursor, live_from)
+
+    async def _fan_out(
+        self, caller: Caller, conditions: list[ColumnElement[bool]], cursor: int, live_from: int
+    ) -> AsyncIterator[Message]:
+        """Unfiltered streams: served from the shared window (one outbox read per commit for
+        all of them), with visibility applied in memory; a replay older than the window reads
+        the outbox itself first, with the same conditions in SQL."""
+        event_class = self.event_class(caller.private)
+        visible = self._visibility(caller)
+        recent = self.recent
+        while True:
+            await recent.refresh()
+            if not recent.covers(cursor):
+                async with self.store.read() as tx:
+                    batch = await outbox.events_after(tx, cursor, *conditions, limit=BATCH)
+                    newest = await tx.revision()
+                for stored in batch:
+                    yield self._shared_event(event_class, stored, caller.private)
+                    cursor = stored.revision
+                if len(batch) < BATCH:
+                    cursor = max(cursor, newest)
+                continue
+            upto, batch = recent.cursor, recent.after(cursor)  # one consistent view (no await between)
+            for stored in batch:
+                if visible(stored):
+                    yield self._shared_event(event_class, stored, caller.private)
+                cursor = stored.revision
+            cursor = max(cursor, upto)
+            if recent.cursor - cursor > self.options.buffer and cursor >= live_from:
+                raise ResourceExhausted(f"watch consumer is too slow; resume from revision {cursor}")
+            await self.wakeup.wait(cursor, self.options.poll_interval)
+
+    def _visibility(self, caller: Caller) -> Callable[[outbox.StoredEvent], bool]:
+        """The in-memory twin of the tenancy conditions of ``_conditions`` (no filter)."""
+        if caller.private:
+            return lambda stored: True
+        tenants = caller.subject.visible_tenants
+        hidden = {kind.name for kind in registry.KINDS if not kind.has_public_api}
+
+        def visible(stored: outbox.StoredEvent) -> bool:
+            return (
+                (tenants is None or stored.tenant in tenants)
+                and stored.tenant != SYSTEM_TENANT
+                and stored.type != EVENT_SIGNALED
+                and stored.kind not in hidden
+            )
+
+        return visible
+
+    def _shared_event(self, event_class: type[Message], stored: outbox.StoredEvent, private: bool) -> Message:
+        return self.recent.decoded(stored, private, lambda: self._event(event_class, stored, private))  # type: ignore[no-any-return]
+
+    async def _follow(
+        self, caller: Caller, conditions: list[ColumnElement[bool]], cursor: int, live_from: int
+    ) -> AsyncIterator[Message]:
+        event_class = self.event_class(caller.private)
+        while True:
+            async with self.store.read() as tx:
+                batch = await outbox.events_after(tx, cursor, *conditions, limit=BATCH)
+                newest = await tx.revision()
+            for stored in batch:
+                yield self._event(event_class, stored, caller.private)
+                cursor = stored.revision
+            if len(batch) < BATCH:
+                # Everything matching up to ``newest`` (same snapshot) was delivered: skip ahead
+                # and sleep until a newer commit, instead of asking again for nothing.
+                cursor = max(cursor, newest)
+                await self.wakeup.wait(cursor, self.options.poll_interval)
+            elif cursor >= live_from and newest - cursor > self.options.buffer:
+                raise ResourceExhausted(f"watch consumer is too slow; resume from revision {cursor}")
+
+    def _event(self, event_class: type[Message], stored: outbox.StoredEvent, private: bool) -> Message:
+        kind = registry.get(stored.kind)
+        # Watch payloads show what Get shows: write-only fields (a cluster's pull secret) masked.
+        obj = kind.mask_write_only(self.store.decoded.parse(stored.data, kind.private_class()))
+        if not private:
+            obj = convert(obj, kind.public_class())
+        event = event_class(id=str(stored.revision), type=stored.type, revision=stored.revision)
+        getattr(event, kind.name).CopyFrom(obj)
+        return event
+

@@ -1,0 +1,1 @@
+"""Tenants and their default networking."""

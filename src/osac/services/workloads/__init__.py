@@ -1,0 +1,1 @@
+"""What the three workload kinds share: network attachments, their addresses, initial status, teardown restarts."""

@@ -1,0 +1,1 @@
+"""Granular cluster status (cluster-status.md), derived from HyperShift signals."""

@@ -1,0 +1,1 @@
+"""ComputeInstance status derived from KubeVirt observations (compute.md §2)."""

@@ -1,0 +1,1 @@
+"""Primitives of every status derivation: condition views, their messages, strict readers of provider dicts."""

@@ -1,0 +1,1 @@
+"""What the compute-instance and bare-metal derivations share."""
