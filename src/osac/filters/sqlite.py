@@ -28,6 +28,7 @@ from sqlalchemy import (
 )
 
 from osac.filters.dialect import JsonDialect
+from osac.filters.nesting import MAX_SQL_NESTING_SQLITE
 from osac.filters.operands import Source
 from osac.filters.types import Encoding
 
@@ -42,6 +43,8 @@ def _path(keys: tuple[str, ...]) -> str:
 
 class SqliteJson(JsonDialect):
     name = "sqlite"
+    max_sql_nesting = MAX_SQL_NESTING_SQLITE
+    overflow_propagates = True
 
     def _locate(self, source: Source, path: tuple[str, ...]) -> tuple[ColumnElement[Any], tuple[str, ...]]:
         """The document holding the rest of ``path``, after stepping over unsafe keys."""
