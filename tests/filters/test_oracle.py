@@ -12,7 +12,7 @@ import random
 import pytest
 import pytest_asyncio
 from google.protobuf.message import Message
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from osac.filters.times import datetime_to_nanos
@@ -22,6 +22,7 @@ from .expressions import EXPRESSIONS, FIXED
 from .objects import NOW, named_widgets, random_event, random_widget
 from .oracle import evaluate
 from .schema import load
+from .test_nesting import ISSUE_EXAMPLE, issue_events, issue_widgets, nested
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -65,6 +66,7 @@ widgets = st.lists(st.randoms(use_true_random=False), max_size=8).map(
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(objects=widgets, expression=EXPRESSIONS)
+@example(objects=issue_widgets(), expression=nested("this", 3))  # issue #20 on objects
 async def test_random_filters_match_oracle(
     database: Database, objects: list[Message], expression: str
 ) -> None:
@@ -108,6 +110,7 @@ events = st.lists(st.randoms(use_true_random=False), max_size=8).map(
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(items=events, expression=EVENT_EXPRESSIONS)
+@example(items=issue_events(), expression=ISSUE_EXAMPLE)  # issue #20: "parser stack overflow" on SQLite
 async def test_random_event_filters_match_oracle(
     database: Database, items: list[Message], expression: str
 ) -> None:

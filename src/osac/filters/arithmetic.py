@@ -45,15 +45,31 @@ def arithmetic(ctx: Context, op: str, left: Operand, right: Operand) -> Operand:
     if result_type.kind is Kind.DOUBLE:
         return _double_arithmetic(op, right, _as_double(left_sql), _as_double(right_sql), nullable)
     dialect = ctx.dialect
+    if op in ("+", "-", "*", "/"):
+        a, b = _int_operand(ctx, left_sql), _int_operand(ctx, right_sql)
+        if op == "/":
+            divisor, _ = _divisor(right, b)
+            # Only int64 min / -1 overflows.
+            return _checked(ctx, dialect.int_quotient(a, divisor))
+        return _checked(ctx, a + b if op == "+" else a - b if op == "-" else a * b)
+    # '%' reads its operands checked: SQLite's '%' would not keep an overflow visible.
     a, b = dialect.int_operand(left_sql.expr), dialect.int_operand(right_sql.expr)
-    if op in ("+", "-", "*"):
-        result = a + b if op == "+" else a - b if op == "-" else a * b
-        return Sql(INT, dialect.checked_int(result), nullable=True)
     divisor, may_be_zero = _divisor(right, b)
-    if op == "/":
-        # Only int64 min / -1 overflows.
-        return Sql(INT, dialect.checked_int(dialect.int_quotient(a, divisor)), nullable=True)
     return Sql(INT, a % divisor, nullable or may_be_zero)
+
+
+def _int_operand(ctx: Context, value: Sql) -> ColumnElement[Any]:
+    """An integer operand of ``+ - * /``: before its own overflow check when the check can wait."""
+    if value.unchecked is not None:
+        return value.unchecked
+    return ctx.dialect.int_operand(value.expr)
+
+
+def _checked(ctx: Context, result: ColumnElement[Any]) -> Sql:
+    """An integer result, NULL on overflow; the unchecked form travels on where it may."""
+    dialect = ctx.dialect
+    unchecked = result if dialect.overflow_propagates else None
+    return Sql(INT, dialect.checked_int(result), nullable=True, unchecked=unchecked)
 
 
 def _double_arithmetic(
@@ -80,8 +96,7 @@ def negate(ctx: Context, operand: Operand) -> Operand:
         value = to_sql(ctx, operand)
         if operand.type.kind is Kind.DOUBLE:
             return Sql(DOUBLE, -value.expr, value.nullable)
-        negated = -ctx.dialect.int_operand(value.expr)
-        return Sql(INT, ctx.dialect.checked_int(negated), nullable=True)  # -(int64 min) overflows
+        return _checked(ctx, -_int_operand(ctx, value))  # -(int64 min) overflows
     raise FilterError(f"unary '-' does not apply to {describe(operand)}")
 
 

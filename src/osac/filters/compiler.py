@@ -19,7 +19,8 @@ from osac.filters.dialect import JsonDialect
 from osac.filters.enums import EnumIndex
 from osac.filters.errors import FilterError
 from osac.filters.functions import size, string_test, time_constant, unsupported
-from osac.filters.macros import comprehension
+from osac.filters.macros import MAX_COMPREHENSION_NESTING, comprehension
+from osac.filters.nesting import sql_nesting
 from osac.filters.operands import Const, EnumName, EventValue, ListValue, Operand, Ref, Segment, Source, Sql
 from osac.filters.postgresql import PostgresqlJson
 from osac.filters.relations import compare, map_key, membership
@@ -81,10 +82,17 @@ def compile_filter(expression: str, root: FilterRoot, *, dialect: str, now: date
     predicate = as_predicate(compiler.ctx, result, "the filter")
     if isinstance(predicate, Const):
         return true() if predicate.value else false()
+    sql = predicate.expr
     if predicate.nullable:
         # An error (NULL) never matches, even when the caller negates or combines the filter.
-        return func.coalesce(predicate.expr, false(), type_=Boolean)
-    return predicate.expr
+        sql = func.coalesce(sql, false(), type_=Boolean)
+    nesting, limit = sql_nesting(sql), json_dialect.max_sql_nesting
+    if nesting > limit:
+        raise FilterError(
+            f"expression is too complex for the database: its SQL nests {nesting} levels deep, at most "
+            f"{limit} on {json_dialect.name}; use fewer nested exists()/all(), arithmetic operators or parentheses"
+        )
+    return sql
 
 
 def _dialect(name: str) -> JsonDialect:
@@ -106,6 +114,8 @@ class _Compiler:
             variable = "event"
         self.ctx = Context(dialect, _enum_index(root.descriptor, variable))
         self.hidden_fields = root.hidden_fields
+        self.payloads: dict[str, Source] = {}
+        self.comprehensions = 0  # exists()/all() being compiled around the current node
 
     def compile(self, node: Node, scope: Scope) -> Operand:
         if isinstance(node, Literal):
@@ -174,7 +184,10 @@ class _Compiler:
             raise FilterError(f"unknown field 'event.{name}' on {descriptor.name}; known fields: {known}")
         oneof = field.containing_oneof
         if oneof is not None and oneof.name == root.payload_oneof and field.message_type is not None:
-            source = Source(root.data_column, guard=root.kind_column == name)
+            # One Source per payload: its guard is then recognised where it already holds.
+            source = self.payloads.get(name)
+            if source is None:
+                source = self.payloads[name] = Source(root.data_column, guard=root.kind_column == name)
             return Ref(message_type(field.message_type), source, (), f"event.{name}", descriptor.name)
         columns: dict[str, ColumnElement[Any] | None] = {
             "type": root.type_column,
@@ -205,9 +218,18 @@ class _Compiler:
                 raise FilterError(f"{name}() is written list.{name}(x, predicate over x)")
             variable, body = args[0].name, args[1]
             target = self._known(self.compile(node.target, scope))
-            return comprehension(
-                self.ctx, name, target, variable, lambda item: self.compile(body, {**scope, variable: item})
-            )
+            if self.comprehensions >= MAX_COMPREHENSION_NESTING:
+                raise FilterError(
+                    f"exists() and all() nest at most {MAX_COMPREHENSION_NESTING} levels deep; this "
+                    f"{name}() is level {self.comprehensions + 1}"
+                )
+            self.comprehensions += 1
+            try:
+                return comprehension(
+                    self.ctx, name, target, variable, lambda item: self.compile(body, {**scope, variable: item})
+                )
+            finally:
+                self.comprehensions -= 1
         if name == "size":
             operands = ([node.target] if node.target is not None else []) + list(args)
             if len(operands) != 1:

@@ -28,6 +28,8 @@ from osac.filters.types import Encoding
 
 class JsonDialect(ABC):
     name: str
+    #: The deepest SQL nesting (``nesting.sql_nesting``) a compiled filter may have.
+    max_sql_nesting: int
 
     @abstractmethod
     def extract(self, source: Source, path: tuple[str, ...], encoding: Encoding) -> ColumnElement[Any]:
@@ -86,6 +88,11 @@ class JsonDialect(ABC):
     def int_quotient(self, dividend: ColumnElement[Any], divisor: ColumnElement[Any]) -> ColumnElement[Any]:
         """Integer division truncating toward zero (CEL, C)."""
         return dividend.op("/", return_type=BigInteger())(divisor)
+
+    #: Whether an integer overflow stays visible through later ``+ - * /`` (SQLite turns it
+    #: into a REAL, which every later operator keeps), so that one ``checked_int`` at the end
+    #: of an arithmetic expression detects an overflow anywhere in it.
+    overflow_propagates: bool = False
 
     @abstractmethod
     def checked_int(self, value: ColumnElement[Any]) -> ColumnElement[Any]:

@@ -14,18 +14,15 @@ from sqlalchemy import (
     BigInteger,
     ColumnElement,
     FromClause,
-    Integer,
     case,
     cast,
     false,
-    func,
     literal_column,
     not_,
     null,
     select,
     true,
 )
-from sqlalchemy.sql.elements import Grouping
 
 from osac.filters.dialect import rows_exist
 from osac.filters.errors import FilterError
@@ -34,6 +31,9 @@ from osac.filters.types import BOOL, FilterType, Kind
 from osac.filters.values import Context, as_predicate, describe, guards, predicate_sql, when
 
 RESERVED_NAMES = ("this", "event", "now")
+#: Deepest nesting of exists()/all() inside one another. Each level is a correlated subquery,
+#: and five levels around an arithmetic comparison stay within SQLite's parser stack.
+MAX_COMPREHENSION_NESTING = 5
 
 
 def comprehension(
@@ -49,7 +49,16 @@ def comprehension(
     if not (isinstance(target, Ref) and target.type.kind in (Kind.LIST, Kind.MAP)):
         raise FilterError(f"{macro}() applies to repeated and map fields, not {describe(target)}")
     rows, item = _items(ctx, target, variable)
-    predicate = as_predicate(ctx, compile_predicate(item), f"the predicate of {macro}()")
+    conditions = guards(ctx, target, len(target.path))
+    guard = target.source.guard
+    held = guard is not None and any(guard is condition for condition in conditions)
+    if guard is not None and held:
+        ctx.held_guards.append(guard)  # the result below is NULL unless the guard holds
+    try:
+        predicate = as_predicate(ctx, compile_predicate(item), f"the predicate of {macro}()")
+    finally:
+        if held:
+            ctx.held_guards.pop()
     condition = predicate_sql(predicate)
     nullable = isinstance(predicate, Sql) and predicate.nullable
     result: ColumnElement[bool]
@@ -57,7 +66,6 @@ def comprehension(
         result = rows_exist(rows, condition) if macro == "exists" else not_(rows_exist(rows, not_(condition)))
     else:
         result = _three_valued(macro, rows, condition)
-    conditions = guards(ctx, target, len(target.path))
     return Sql(BOOL, when(conditions, result), nullable or bool(conditions))
 
 
@@ -67,7 +75,9 @@ def _three_valued(macro: str, rows: FromClause, condition: ColumnElement[bool]) 
     Each row scores true 2, error 1, false 0; ``exists`` takes the highest score and ``all`` the
     lowest (an empty list: false for exists, true for all).
     """
-    score = func.coalesce(cast(Grouping(condition), Integer()) * 2, 1)
+    # CASE on the predicate's value rather than coalesce(CAST(... AS INTEGER) * 2, 1): the same
+    # scores, with the predicate nested one construct deep instead of four (SQL nesting).
+    score = case({True: 2, False: 0}, value=condition, else_=1)
     # ORDER BY ... LIMIT 1 rather than max(): an aggregate over a predicate that reads only the
     # outer row would belong to the outer query (and PostgreSQL rejects it in WHERE).
     # Sorting by position keeps the predicate written once (and SQLite does not allow outer

@@ -74,11 +74,17 @@ class Const:
 
 @dataclass(frozen=True, eq=False)
 class Sql:
-    """A computed SQL value. ``nullable`` means it can be NULL (an evaluation error)."""
+    """A computed SQL value. ``nullable`` means it can be NULL (an evaluation error).
+
+    ``unchecked`` is an integer result before its overflow check, where the database carries
+    an overflow through later arithmetic by itself (SQLite's REAL fallback): the next ``+ - *
+    /`` builds on it, so the whole arithmetic tree is checked once, not once per operator.
+    """
 
     type: FilterType
     expr: ColumnElement[Any]
     nullable: bool = False
+    unchecked: ColumnElement[Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 
 from osac.filters.dialect import JsonDialect
+from osac.filters.nesting import MAX_SQL_NESTING_POSTGRESQL
 from osac.filters.operands import Source
 from osac.filters.types import Encoding
 
@@ -46,6 +47,7 @@ def _path(keys: tuple[str, ...]) -> ColumnElement[list[str]]:
 
 class PostgresqlJson(JsonDialect):
     name = "postgresql"
+    max_sql_nesting = MAX_SQL_NESTING_POSTGRESQL
 
     def _json(self, source: Source, path: tuple[str, ...]) -> ColumnElement[Any]:
         if not path:

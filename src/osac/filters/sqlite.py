@@ -28,6 +28,7 @@ from sqlalchemy import (
 )
 
 from osac.filters.dialect import JsonDialect
+from osac.filters.nesting import MAX_SQL_NESTING_SQLITE
 from osac.filters.operands import Source
 from osac.filters.types import Encoding
 
@@ -42,6 +43,8 @@ def _path(keys: tuple[str, ...]) -> str:
 
 class SqliteJson(JsonDialect):
     name = "sqlite"
+    max_sql_nesting = MAX_SQL_NESTING_SQLITE
+    overflow_propagates = True
 
     def _locate(self, source: Source, path: tuple[str, ...]) -> tuple[ColumnElement[Any], tuple[str, ...]]:
         """The document holding the rest of ``path``, after stepping over unsafe keys."""
@@ -114,8 +117,11 @@ class SqliteJson(JsonDialect):
 
     def checked_int(self, value: ColumnElement[Any]) -> ColumnElement[Any]:
         # SQLite turns an overflowing integer result into a REAL. json_each(json_array(v)) names
-        # the value once and tells its type, so the test does not repeat the expression.
-        cell = func.json_each(func.json_array(value)).table_valued("type", "value")
+        # the value once and tells its type, so the test does not repeat the expression. Clamping
+        # first keeps an integer as it is and a REAL that grew to infinity (an overflow carried
+        # through more arithmetic) finite, which json_array() needs.
+        finite = func.max(func.min(value, literal(1e300, Float())), literal(-1e300, Float()))
+        cell = func.json_each(func.json_array(finite)).table_valued("type", "value")
         query = (
             select(case((cell.c.type == "integer", cell.c.value))).select_from(cell).correlate_except(cell)
         )

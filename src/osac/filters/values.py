@@ -8,7 +8,7 @@ never matches.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import (
@@ -35,10 +35,16 @@ from osac.filters.types import BOOL, FilterType, Kind
 
 @dataclass(frozen=True)
 class Context:
-    """What every translation step needs: the database and the enum names in scope."""
+    """What every translation step needs: the database and the enum names in scope.
+
+    ``held_guards`` are the payload guards already applied around the SQL being built (the
+    body of a comprehension over ``event.widget.…`` is only read when the event is a widget),
+    so that a nested reference does not test the kind once more at every level.
+    """
 
     dialect: JsonDialect
     enums: EnumIndex
+    held_guards: list[ColumnElement[bool]] = field(default_factory=list)
 
 
 def describe(operand: Operand) -> str:
@@ -62,7 +68,9 @@ def describe(operand: Operand) -> str:
 
 def guards(ctx: Context, ref: Ref, upto: int) -> list[ColumnElement[bool]]:
     """Conditions for the first ``upto`` steps of ``ref`` to exist (payload kind, map keys)."""
-    conditions = [] if ref.source.guard is None else [ref.source.guard]
+    guard = ref.source.guard
+    held = guard is not None and any(guard is item for item in ctx.held_guards)
+    conditions = [] if guard is None or held else [guard]
     keys = ref.keys
     for index, segment in enumerate(ref.path[:upto]):
         if segment.is_key:

@@ -18,7 +18,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from osac.server import openapi
 from osac.server.rest import build_routes, error_body, error_response, message_json, route_handler
 from osac.server.simulator_api import simulator_rest_routes
-from osac.services.core.errors import InvalidArgument, ServiceError
+from osac.services.core.errors import InvalidArgument, ServiceError, api_error
 
 if TYPE_CHECKING:
     from osac.server.app import Application
@@ -68,8 +68,14 @@ def build_http_app(application: Application) -> Starlette:
             try:
                 async for event in stream:
                     yield (json.dumps({"result": {"event": message_json(event)}}) + "\n").encode()
-            except ServiceError as error:
-                yield (json.dumps({"error": error_body(error)}) + "\n").encode()
+            except Exception as error:
+                # The 200 and its headers are sent: the failure can only be the stream's last line
+                # (the InternalErrors middleware could not answer any more).
+                known = api_error(error)
+                if known is None:
+                    log.exception("internal error serving %s", request.url.path)
+                    known = ServiceError("internal error; see the server log")
+                yield (json.dumps({"error": error_body(known)}) + "\n").encode()
 
         return StreamingResponse(lines(), media_type="application/x-ndjson")
 
