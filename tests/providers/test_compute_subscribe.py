@@ -64,6 +64,10 @@ async def test_notices_follow_the_system_clock(engines: Engines) -> None:
         assert settled is not None and settled["status"]["printableStatus"] == "Running"
         last_change = max(step.at for step in (await kubevirt.store.read(VM))[1])
         await collector.until(last_change, VM)
+        # The other VM's steps are due on their own schedule: wait for its last one too, rather
+        # than assume it came before this VM's.
+        other_last = max(step.at for step in (await kubevirt.store.read(OTHER))[1])
+        await collector.until(other_last, OTHER)
     finally:
         await collector.close()
     mine = [n.changed_at for n in collector.notices if n.key == VM]
