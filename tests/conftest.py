@@ -63,20 +63,20 @@ def pg_databases() -> Iterator[PgDatabases]:
 @pytest.fixture(scope="session")
 def pg_migrated_template(pg_databases: PgDatabases) -> str:
     """A PostgreSQL database migrated once per session, the source of every test's database."""
-    from osac.store.engine import migrate
+    from tests.support.schema import migrate_with_simulator
 
     name = pg_databases.create()
-    migrate(pg_databases.url(name))
+    migrate_with_simulator(pg_databases.url(name))
     return name
 
 
 @pytest.fixture(scope="session")
 def sqlite_migrated_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A SQLite file migrated once per session; each test starts from a copy."""
-    from osac.store.engine import migrate
+    from tests.support.schema import migrate_with_simulator
 
     path = tmp_path_factory.mktemp("migrated") / "osac.sqlite"
-    migrate(f"sqlite:///{path}")
+    migrate_with_simulator(f"sqlite:///{path}")
     return path
 
 

@@ -13,14 +13,15 @@ from osac.clock import FakeClock
 from osac.providers.interfaces import NetworkAttachmentSpec, SecurityRuleSpec, SubnetSpec
 from osac.providers.simulator.fabric.provider import SimulatedFabric
 from osac.providers.simulator.runtime.context import SimulatorRuntime, Speed
-from osac.store.engine import Engines, create_engines, migrate_async
+from osac.store.engine import Engines, create_engines
+from tests.support.schema import migrate_with_simulator_async
 
 START = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 
 
 @pytest.fixture
 async def engines(db_url: str) -> AsyncIterator[Engines]:
-    await migrate_async(db_url)
+    await migrate_with_simulator_async(db_url)
     engines = create_engines(db_url)
     try:
         yield engines

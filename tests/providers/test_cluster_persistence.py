@@ -17,7 +17,7 @@ from osac.providers.interfaces import ChangeNotice
 from osac.providers.simulator.fabric.provider import SimulatedFabric
 from osac.providers.simulator.runtime.context import SimulatorRuntime
 from osac.providers.simulator.runtime.faults import validate_fault
-from osac.store.engine import Engines, create_engines, migrate_async
+from osac.store.engine import Engines, create_engines
 from tests.providers.cluster_support import (
     INTERFACE,
     cluster_fabric,
@@ -29,13 +29,14 @@ from tests.providers.cluster_support import (
     settle_instant,
 )
 from tests.providers.conftest import START
+from tests.support.schema import migrate_with_simulator_async
 
 
 @pytest.fixture
 async def other_engines(tmp_path: Path) -> AsyncIterator[Engines]:
     """A second database (SQLite), for runs that must not share state with ``engines``."""
     url = f"sqlite+aiosqlite:///{tmp_path / 'other.sqlite'}"
-    await migrate_async(url)
+    await migrate_with_simulator_async(url)
     engines = create_engines(url)
     try:
         yield engines

@@ -13,9 +13,10 @@ from osac.clock import FakeClock
 from osac.providers.compute import VirtualMachineObservation
 from osac.providers.simulator.compute.provider import SimulatedKubeVirt
 from osac.providers.simulator.runtime.context import SimulatorRuntime, Speed
-from osac.store.engine import Engines, create_engines, migrate_async
+from osac.store.engine import Engines, create_engines
 from tests.providers.compute_support import vm_spec, walk
 from tests.providers.conftest import START
+from tests.support.schema import migrate_with_simulator_async
 
 VM = "0192a0c4-7f00-7000-8000-000000000002"
 
@@ -96,7 +97,7 @@ async def test_the_speed_divides_every_duration(engines: Engines) -> None:
 
 async def test_the_same_seed_gives_the_same_observations(engines: Engines, tmp_path: Path) -> None:
     other = f"sqlite+aiosqlite:///{tmp_path / 'other.sqlite'}"
-    await migrate_async(other)
+    await migrate_with_simulator_async(other)
     second = create_engines(other)
     try:
         clocks = [FakeClock(START) for _ in range(3)]
@@ -107,7 +108,7 @@ async def test_the_same_seed_gives_the_same_observations(engines: Engines, tmp_p
     finally:
         await second.dispose()
     third = f"sqlite+aiosqlite:///{tmp_path / 'third.sqlite'}"
-    await migrate_async(third)
+    await migrate_with_simulator_async(third)
     reseeded = create_engines(third)
     try:
         other_seed = await lifecycle(SimulatedKubeVirt(runtime_on(reseeded, clocks[2], seed=7)), clocks[2])
@@ -133,7 +134,7 @@ async def test_a_restarted_process_observes_what_the_first_one_would(engines: En
     restarted_clock.advance(timedelta(minutes=10))
     after_restart = await restarted.observe_virtual_machine(VM)
     uninterrupted_url = f"sqlite+aiosqlite:///{tmp_path / 'uninterrupted.sqlite'}"
-    await migrate_async(uninterrupted_url)
+    await migrate_with_simulator_async(uninterrupted_url)
     uninterrupted = create_engines(uninterrupted_url)
     try:
         reference_clock = FakeClock(START)

@@ -12,6 +12,7 @@ from osac.providers.registry import (
     ManagerConfigurationError,
     ManagerNotRegistered,
     load_managers,
+    wants_simulator,
 )
 from osac.providers.simulator.fabric.k8s import SimulatedK8sManager
 from osac.providers.simulator.fabric.provider import SimulatedFabric
@@ -147,3 +148,22 @@ async def test_no_simulator_runtime_without_a_simulated_provider(engines: Engine
     )
     assert registry.simulator is None
     assert registry.names("fabric") == ["m"]
+
+
+@pytest.mark.parametrize(
+    ("config", "wanted"),
+    [
+        (DEFAULT_CONFIG, True),
+        ({"network_managers": [SIM_FABRIC], "providers": {"cluster": "hypershift"}}, True),
+        ({"network_managers": [], "providers": {"cluster": "hypershift", "compute": "simulator"}}, True),
+        (
+            {"network_managers": [{"name": "m", "kind": "fabric",
+                                   "implementation": "tests.providers.external_managers:MinimalFabric"}],
+             "providers": {"cluster": "hypershift"}},
+            False,
+        ),
+    ],
+)
+def test_the_simulator_chain_runs_only_where_the_simulator_is_configured(config: dict[str, Any], wanted: bool) -> None:
+    """``osac serve`` migrates the ``sim_*`` tables only for a configuration naming the simulator."""
+    assert wants_simulator(config) is wanted

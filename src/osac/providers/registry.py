@@ -142,6 +142,19 @@ class ManagerRegistry:
         return self._managers[name]
 
 
+def wants_simulator(config: Mapping[str, Any]) -> bool:
+    """Whether a network manager or one of ``providers`` is the simulator (it then needs its
+    tables: ``osac.providers.simulator.runtime.schema_upgrade``).
+
+    :raises ManagerConfigurationError: a malformed ``network_managers`` entry.
+    """
+    entries = parse_manager_configs(config.get("network_managers") or [])
+    providers = config.get("providers") or {}
+    return any(e.implementation == SIMULATOR for e in entries) or SIMULATOR in (
+        providers.values() if isinstance(providers, Mapping) else ()
+    )
+
+
 def load_managers(
     config: Mapping[str, Any],
     *,
@@ -163,10 +176,7 @@ def load_managers(
     """
     entries = parse_manager_configs(config.get("network_managers") or [])
     providers = config.get("providers") or {}
-    wants_simulator = any(e.implementation == SIMULATOR for e in entries) or SIMULATOR in (
-        providers.values() if isinstance(providers, Mapping) else ()
-    )
-    if runtime is None and wants_simulator:
+    if runtime is None and wants_simulator(config):
         if engine is None:
             raise ManagerConfigurationError("the simulated providers need the database engine; pass engine=")
         runtime = _runtime(config.get("simulator") or {}, engine, reader, clock)

@@ -19,7 +19,8 @@ from osac.auth.issuers import load_trusted_issuers
 from osac.auth.verifier import TokenVerifier
 from osac.clock import FakeClock
 from osac.model import protos, registry
-from osac.providers.registry import load_managers
+from osac.providers.registry import load_managers, wants_simulator
+from osac.providers.simulator.runtime.schema_upgrade import upgrade_simulator_async
 from osac.server import bootstrap
 from osac.server.authn import Authenticator
 from osac.server.clock_steps import ClockSteps
@@ -87,6 +88,8 @@ class Application:
         settings = self.settings
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         url = settings.database_url()
+        if wants_simulator(settings.config):
+            await upgrade_simulator_async(url)
         await migrate_async(url)
         self.engines = create_engines(url)
         self.store = Store(self.engines, self.clock, on_commit=self.wakeup.notify)

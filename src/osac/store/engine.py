@@ -156,15 +156,33 @@ def _sqlite_engine(url: str, *, immediate: bool) -> AsyncEngine:
     return engine
 
 
-def migrate(url: str) -> None:
-    """Bring the database schema to the newest migration (synchronous; run in a thread)."""
-    from alembic import command
+MIGRATIONS = Path(__file__).parent / "migrations"
+
+
+def alembic_config(url: str, script_location: Path = MIGRATIONS) -> Any:
+    """The Alembic configuration of one migration chain against ``url``.
+
+    The service's chain is ``osac/store/migrations``; a provider with tables of its own keeps its
+    chain, with its own version table, beside its code and passes its location here.
+    """
     from alembic.config import Config
 
     config = Config()
-    config.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
+    config.set_main_option("script_location", str(script_location))
     config.set_main_option("sqlalchemy.url", sync_url(url).replace("%", "%%"))
-    command.upgrade(config, "head")
+    return config
+
+
+def upgrade(url: str, script_location: Path = MIGRATIONS) -> None:
+    """Bring one migration chain to its newest revision (synchronous; run in a thread)."""
+    from alembic import command
+
+    command.upgrade(alembic_config(url, script_location), "head")
+
+
+def migrate(url: str) -> None:
+    """Bring the service's schema to the newest migration (synchronous; run in a thread)."""
+    upgrade(url, MIGRATIONS)
 
 
 async def migrate_async(url: str) -> None:

@@ -1,4 +1,5 @@
-"""Alembic environment: migrations run synchronously against the configured URL."""
+"""Alembic environment of the service's chain: its own tables only (the simulator's tables have
+a chain of their own, ``osac/providers/simulator/migrations``). Runs synchronously."""
 
 from __future__ import annotations
 
@@ -6,14 +7,19 @@ from alembic import context
 from sqlalchemy import engine_from_config, pool
 
 from osac.ipam import schema as ipam_schema  # noqa: F401  (registers the IPAM tables on the MetaData)
-from osac.providers.simulator.clusters import schema as simulated_clusters  # noqa: F401  (HostedClusters, NodePools)
-from osac.providers.simulator.compute import schema  # noqa: F401  (the simulated VMs and host inventory)
-from osac.providers.simulator.runtime import schema as simulator_schema  # noqa: F401  (the simulator's sim_* tables)
 from osac.store import claims as claims_schema  # noqa: F401  (the networking uniqueness claims)
 from osac.store import tables  # noqa: F401  (registers every kind's tables on the MetaData)
 from osac.store.schema import metadata
 
 config = context.config
+
+#: Tables of the simulator's own chain (its version table included): not this chain's to create,
+#: drop or check.
+SIMULATOR_TABLES = "sim_"
+
+
+def include_name(name: str | None, type_: str, _parent_names: object) -> bool:
+    return not (type_ == "table" and name is not None and name.startswith(SIMULATOR_TABLES))
 
 
 def run_migrations_online() -> None:
@@ -37,6 +43,7 @@ def _run(connection) -> None:  # type: ignore[no-untyped-def]
         target_metadata=metadata,
         render_as_batch=connection.dialect.name == "sqlite",
         compare_type=True,
+        include_name=include_name,
     )
     with context.begin_transaction():
         context.run_migrations()

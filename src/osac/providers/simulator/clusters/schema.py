@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from sqlalchemy import Boolean, Column, DateTime, Index, Integer, PrimaryKeyConstraint, String, Table
 
-from osac.providers.simulator.runtime.schema import FAULT_LENGTH, SIM_ID_LENGTH
-from osac.store.schema import JSONData, metadata
+from osac.providers.simulator.runtime.schema import FAULT_LENGTH, SIM_ID_LENGTH, metadata
+from osac.store.schema import JSONData
 
 #: HostedCluster / NodePool names (Kubernetes object names).
 NAME_LENGTH = 253

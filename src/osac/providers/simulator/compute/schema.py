@@ -35,8 +35,9 @@ from osac.providers.simulator.runtime.schema import (
     KIND_LENGTH,
     MAC_LENGTH,
     SIM_ID_LENGTH,
+    metadata,
 )
-from osac.store.schema import JSONData, metadata
+from osac.store.schema import JSONData
 
 #: Host type names are API object names (RFC 1123 labels).
 HOST_TYPE_LENGTH = 63

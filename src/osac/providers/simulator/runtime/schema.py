@@ -1,9 +1,12 @@
-"""The simulator's own tables (simulator.md §6), on the store's shared MetaData.
+"""The simulator's own tables (simulator.md §6), on a MetaData of their own.
 
 Only the simulator's repositories (``fabric_store.py``, ``overlay_store.py``, ``faults.py``)
 read or write them; the service never does, and the simulator never touches the service's
 tables. There are no foreign keys: the fabric is told about objects in the service's order, and
-deletes must succeed in any order (deleting the unknown is success).
+deletes must succeed in any order (deleting the unknown is success). They have a migration chain
+of their own (``osac/providers/simulator/migrations``, version table ``sim_alembic_version``),
+applied only where the simulator is configured, so a deployment with real providers has no
+``sim_*`` table.
 
 ``sim_fabric_networks``         one isolated routing domain per VirtualNetwork.
 ``sim_fabric_segments``         one L2 segment per Subnet (``kind`` ``subnet``), plus the two
@@ -31,13 +34,19 @@ from sqlalchemy import (
     DateTime,
     Index,
     Integer,
+    MetaData,
     PrimaryKeyConstraint,
     String,
     Table,
     UniqueConstraint,
 )
 
-from osac.store.schema import JSONData, metadata
+from osac.store.schema import NAMING_CONVENTION, JSONData
+
+#: Every ``sim_*`` table, apart from the service's MetaData (same constraint names).
+metadata = MetaData(naming_convention=NAMING_CONVENTION)
+#: The simulator chain's own Alembic version table.
+VERSION_TABLE = "sim_alembic_version"
 
 #: Object ids are UUID text; the simulator accepts any id up to this length.
 SIM_ID_LENGTH = 128

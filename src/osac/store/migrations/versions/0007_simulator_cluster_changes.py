@@ -1,14 +1,13 @@
-"""Simulated HyperShift: index the clusters by ``updated_at``, so the change scheduler reads only
-the clusters changed since its last pass (declared in ``osac/providers/simulator/clusters/schema.py``).
+"""Kept so that a database migrated before the simulator had a chain of its own stays at a known
+revision: what this revision created (simulator tables) is now the simulator's revision s0004
+(``osac/providers/simulator/migrations``), applied only where the simulator is configured.
 
 Revision ID: 0007
 Revises: 0006
-Create Date: 2026-11-30
+Create Date: 2026-12-01
 """
 
 from __future__ import annotations
-
-from alembic import op
 
 revision: str = "0007"
 down_revision: str | None = "0006"
@@ -17,9 +16,8 @@ depends_on = None
 
 
 def upgrade() -> None:
-    """Add the index (the table is small next to the store's: built in place)."""
-    op.create_index("ix_sim_clusters_updated_at", "sim_clusters", ["updated_at"])
+    """Nothing: the service's own tables do not change here."""
 
 
 def downgrade() -> None:
-    op.drop_index("ix_sim_clusters_updated_at", table_name="sim_clusters")
+    """Nothing."""
