@@ -7,8 +7,19 @@ predicate = compile_filter(
 select(subnets).where(tenancy, predicate)
 """
 
-from osac.filters.compiler import compile_filter
+from osac.filters.compiler import compile_filter, json_dialect
 from osac.filters.errors import FilterError
+from osac.filters.operands import Source
 from osac.filters.roots import EventRoot, FilterRoot, ObjectRoot
+from osac.filters.types import Encoding
 
-__all__ = ["EventRoot", "FilterError", "FilterRoot", "ObjectRoot", "compile_filter"]
+__all__ = [
+    "Encoding",
+    "EventRoot",
+    "FilterError",
+    "FilterRoot",
+    "ObjectRoot",
+    "Source",
+    "compile_filter",
+    "json_dialect",
+]

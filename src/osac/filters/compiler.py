@@ -71,11 +71,11 @@ def compile_filter(expression: str, root: FilterRoot, *, dialect: str, now: date
         against ``root.descriptor`` (the API maps it to INVALID_ARGUMENT).
     :raises ValueError: ``now`` is naive or ``dialect`` is not supported (caller bugs).
     """
-    json_dialect = _dialect(dialect)
+    rules = json_dialect(dialect)
     now_nanos = datetime_to_nanos(now)
     if not expression.strip():
         return true()
-    compiler = _Compiler(root, json_dialect, now_nanos)
+    compiler = _Compiler(root, rules, now_nanos)
     result = compiler.compile(parse(expression), compiler.scope)
     if not (isinstance(result, (Const, Ref, Sql)) and result.type.kind is Kind.BOOL):
         raise FilterError(f"the filter must be a boolean expression, got {describe(result)}")
@@ -86,16 +86,17 @@ def compile_filter(expression: str, root: FilterRoot, *, dialect: str, now: date
     if predicate.nullable:
         # An error (NULL) never matches, even when the caller negates or combines the filter.
         sql = func.coalesce(sql, false(), type_=Boolean)
-    nesting, limit = sql_nesting(sql), json_dialect.max_sql_nesting
+    nesting, limit = sql_nesting(sql), rules.max_sql_nesting
     if nesting > limit:
         raise FilterError(
             f"expression is too complex for the database: its SQL nests {nesting} levels deep, at most "
-            f"{limit} on {json_dialect.name}; use fewer nested exists()/all(), arithmetic operators or parentheses"
+            f"{limit} on {rules.name}; use fewer nested exists()/all(), arithmetic operators or parentheses"
         )
     return sql
 
 
-def _dialect(name: str) -> JsonDialect:
+def json_dialect(name: str) -> JsonDialect:
+    """The JSON extraction rules of the SQL dialect ``name`` (``sqlite``, ``postgresql``)."""
     try:
         return _DIALECTS[name]()
     except KeyError:

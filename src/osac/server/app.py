@@ -19,6 +19,7 @@ from osac.auth.issuers import load_trusted_issuers
 from osac.auth.verifier import TokenVerifier
 from osac.clock import FakeClock
 from osac.model import protos, registry
+from osac.providers.interfaces import ProviderError
 from osac.providers.registry import load_managers, wants_simulator
 from osac.providers.simulator.runtime.schema_upgrade import upgrade_simulator_async
 from osac.server import bootstrap
@@ -35,7 +36,7 @@ from osac.server.simulated_workloads import (
     workload_observers,
 )
 from osac.server.simulator_api import Observer, SimulatorEndpoints, SimulatorFaultsEndpoints
-from osac.services.core.catalog import Services
+from osac.services.core.catalog import CredentialUnavailable, Services
 from osac.services.kinds import BEHAVIOURS
 from osac.services.streams.events import EventsService
 from osac.services.streams.lifecycle_events import LifecycleEventsService
@@ -204,12 +205,13 @@ class Application:
         """Credentials of a workload, read from its provider."""
         provider = self.managers.cluster_provider if kind_name == "cluster" else None
         if provider is None:
-            from osac.providers.interfaces import TransientProviderError
-
-            raise TransientProviderError("NoProvider", f"no provider serves {kind_name} credentials")
-        if name == "kubeconfig":
-            return (await provider.get_kubeconfig(object_id)).decode()
-        return await provider.get_admin_password(object_id)
+            raise CredentialUnavailable(f"no provider serves {kind_name} credentials")
+        try:
+            if name == "kubeconfig":
+                return (await provider.get_kubeconfig(object_id)).decode()
+            return await provider.get_admin_password(object_id)
+        except ProviderError as error:
+            raise CredentialUnavailable(error.message) from error
 
     def spawn(self, work: Any) -> None:
         """Run a background coroutine for the life of the process (cancelled by ``stop``)."""

@@ -3,9 +3,11 @@ the change they describe and readable with the tenancy of the object."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from google.protobuf.message import Message
 from prometheus_client import Counter
-from sqlalchemy import delete, insert
+from sqlalchemy import delete, insert, select
 
 from osac.model import ids
 from osac.model.kinds import Kind
@@ -53,6 +55,14 @@ async def record(tx: Tx, kind: Kind, obj: Message, event_type: int, reason: str,
     )
     LIFECYCLE_EVENTS.labels(kind.message, _TYPE_NAMES.get(event_type, str(event_type)), reason.split(":", 1)[0]).inc()
     return event_id
+
+
+async def reasons(tx: Tx, object_id: str, among: Collection[str]) -> list[tuple[str, str]]:
+    """(reason, message) of the object's lifecycle events whose reason is one of ``among``,
+    oldest first."""
+    table = schema.lifecycle_events
+    rows = await tx.conn.execute(select(table.c.data).where(table.c.object_id == object_id).order_by(table.c.id))
+    return [(data["reason"], data["message"]) for (data,) in rows if data.get("reason") in among]
 
 
 async def prune(tx: Tx, older_than_days: int = 30) -> int:

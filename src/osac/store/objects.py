@@ -11,7 +11,7 @@ whatever the caller checked before.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -24,6 +24,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from osac.clock import Clock
+from osac.filters import Encoding, Source, json_dialect
 from osac.model.kinds import Kind
 from osac.store import schema
 from osac.store.codec import from_storage, to_storage
@@ -126,8 +127,10 @@ class Tx:
         tenants: Tenants = None,
         limit: int | None = None,
         lock: Lock | None = None,
+        after: str | None = None,
     ) -> list[Message]:
-        """Objects of ``kind`` matching every condition (over ``LIVE[kind.name]``), by id.
+        """Objects of ``kind`` matching every condition (over ``LIVE[kind.name]``), by id; with
+        ``after``, only those whose id follows it (pages by id).
 
         ``lock`` takes row locks on PostgreSQL (SQLite has a single writer anyway): ``"share"``
         for rows a write refers to, ``"update"`` for a row about to be deleted, so that a create
@@ -137,6 +140,8 @@ class Tx:
         address counters without deadlocking on each other's share locks."""
         table = LIVE[kind.name]
         query = select(table.c.data).where(*where, *self._tenancy(table, tenants)).order_by(table.c.id)
+        if after is not None:
+            query = query.where(table.c.id > after)
         if limit is not None:
             query = query.limit(limit)
         if lock is not None:
@@ -148,6 +153,29 @@ class Tx:
         """The ids of every live object of ``kind``, in id (creation) order."""
         table = LIVE[kind.name]
         return [row[0] for row in await self.conn.execute(select(table.c.id).order_by(table.c.id))]
+
+    async def by_name(self, kind: Kind, name: str, tenant: str) -> Message | None:
+        """The live object of ``kind`` named ``name`` in ``tenant`` (names are unique there)."""
+        table = LIVE[kind.name]
+        found = await self.find(kind, table.c.name == name, tenants=frozenset({tenant}), limit=1)
+        return found[0] if found else None
+
+    async def existing(self, kind: Kind, object_ids: Iterable[str]) -> set[str]:
+        """Which of ``object_ids`` are live objects of ``kind``."""
+        table = LIVE[kind.name]
+        query = select(table.c.id).where(table.c.id.in_(sorted(set(object_ids))))
+        return {row[0] for row in await self.conn.execute(query)}
+
+    async def count_by_state(self, kind: Kind) -> dict[int, int]:
+        """Live objects of ``kind`` per ``status.state`` number (0 where unset): one aggregate
+        query, no object is read."""
+        table = LIVE[kind.name]
+        state = json_dialect(self.dialect).extract(Source(table.c.data), ("status", "state"), Encoding.NUMBER)
+        # Grouping on a subquery's column: PostgreSQL would see the same JSON path bound twice
+        # (select list and GROUP BY) as two different expressions.
+        states = select(func.coalesce(state, 0).label("state")).select_from(table).subquery()
+        rows = await self.conn.execute(select(states.c.state, func.count()).group_by(states.c.state))
+        return {int(number): int(count) for number, count in rows}
 
     async def count(self, kind: Kind, *where: ColumnElement[bool], tenants: Tenants = None) -> int:
         table = LIVE[kind.name]

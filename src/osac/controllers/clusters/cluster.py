@@ -31,7 +31,6 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from google.protobuf.message import Message
-from sqlalchemy import select
 
 from osac.controllers.clusters import metrics
 from osac.controllers.clusters.hosts import ClusterHosts, NodeSetHosts
@@ -78,7 +77,7 @@ from osac.services.core.catalog import Services
 from osac.services.workloads.network_attachments import AUTO_CLEANUP_FINALIZER
 from osac.status.clusters import derivation
 from osac.status.conditions.views import LifecycleEventView
-from osac.store import lifecycle, schema
+from osac.store import lifecycle
 from osac.store.objects import Tx
 
 #: A missed change notice costs at most this much staleness (cluster-status.md §17).
@@ -588,9 +587,7 @@ HOST_EVENTS = ("AgentsSelected", "AgentSelectionFailed")
 
 async def _last_host_event(tx: Tx, cluster_id: str) -> tuple[str, str] | None:
     """(reason, message) of the cluster's latest host-selection event."""
-    table = schema.lifecycle_events
-    rows = await tx.conn.execute(select(table.c.data).where(table.c.object_id == cluster_id).order_by(table.c.id))
-    found = [(data["reason"], data["message"]) for (data,) in rows if data.get("reason") in HOST_EVENTS]
+    found = await lifecycle.reasons(tx, cluster_id, HOST_EVENTS)
     return found[-1] if found else None
 
 

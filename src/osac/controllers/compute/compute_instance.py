@@ -46,7 +46,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from google.protobuf.message import Message
-from sqlalchemy import select
 
 from osac.controllers.clusters import metrics as cluster_metrics
 from osac.controllers.compute import inputs
@@ -86,7 +85,7 @@ from osac.status.compute.proto import apply_view_to_status, view_from_status
 from osac.status.compute.views import DELETE_FAILED, RUNNING
 from osac.status.conditions.views import LifecycleEventView
 from osac.status.workloads.shared import EVENT_READY
-from osac.store import schema
+from osac.store import lifecycle
 from osac.store.objects import Tx
 
 log = logging.getLogger(__name__)
@@ -482,6 +481,4 @@ def restart_requested_at(instance: Message) -> datetime | None:
 async def _has_been_ready(tx: Tx, instance_id: str) -> bool:
     """Whether a ``Ready`` event was recorded for the instance: the first RUNNING precedes it
     (the address appears after the VM runs), every later one follows it."""
-    table = schema.lifecycle_events
-    rows = await tx.conn.execute(select(table.c.data).where(table.c.object_id == instance_id))
-    return any(data.get("reason") == EVENT_READY for (data,) in rows)
+    return bool(await lifecycle.reasons(tx, instance_id, (EVENT_READY,)))

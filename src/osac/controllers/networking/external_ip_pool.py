@@ -12,7 +12,6 @@ from osac.controllers.networking.metrics import (
     remove_series,
 )
 from osac.controllers.networking.provisioning import NetworkingContext, ProvisioningReconciler
-from osac.ipam import allocator
 from osac.services.core.catalog import Services
 from osac.services.networking import addresses
 from osac.store.objects import Tx
@@ -46,5 +45,4 @@ class ExternalIPPoolReconciler(ProvisioningReconciler):
         POOL_UTILIZATION.labels(name).set(status.allocated / status.total if status.total else 0.0)
 
     async def released(self, tx: Tx, obj: Message) -> None:
-        await addresses.lock_counted(tx, addresses.POOL, [obj.id])  # type: ignore[attr-defined]
-        await allocator.drop_ranges(tx, obj.id)  # type: ignore[attr-defined]
+        await addresses.drop_ranges(tx, addresses.POOL, obj.id)  # type: ignore[attr-defined]

@@ -23,16 +23,10 @@ from datetime import timedelta
 from typing import Any, TypeVar
 
 from prometheus_client import Counter, Gauge, Histogram
-from sqlalchemy import func, select
 
-from osac.filters.operands import Source
-from osac.filters.postgresql import PostgresqlJson
-from osac.filters.sqlite import SqliteJson
-from osac.filters.types import Encoding
 from osac.model import registry
 from osac.providers.interfaces import ProviderError, TerminalProviderError
 from osac.store.objects import Store
-from osac.store.tables import LIVE
 
 log = logging.getLogger(__name__)
 
@@ -176,7 +170,6 @@ def metered(manager: _M) -> _M:
 #: How often the lease holder recomputes ``osac_networking_objects``.
 GAUGE_INTERVAL = timedelta(seconds=15)
 
-_JSON = {"sqlite": SqliteJson(), "postgresql": PostgresqlJson()}
 
 
 def state_label(kind_name: str, number: int) -> str:
@@ -188,19 +181,14 @@ def state_label(kind_name: str, number: int) -> str:
 async def count_by_state(store: Store, kind_name: str) -> dict[str, int]:
     """Live objects of ``kind_name`` per state label, every state of the kind included (0 when
     none): one aggregate query, no object is read."""
-    table = LIVE[kind_name]
     kind = registry.get(kind_name)
     counts = {state_label(kind_name, value.number): 0 for value in (kind.state_enum.values if kind.state_enum else ())
               if value.number != 0}
     async with store.read(snapshot=False) as tx:
-        state = _JSON[tx.dialect].extract(Source(table.c.data), ("status", "state"), Encoding.NUMBER)
-        # Grouping on a subquery's column: PostgreSQL would see the same JSON path bound twice
-        # (select list and GROUP BY) as two different expressions.
-        states = select(func.coalesce(state, 0).label("state")).select_from(table).subquery()
-        rows = await tx.conn.execute(select(states.c.state, func.count()).group_by(states.c.state))
-        for number, count in rows:
-            label = state_label(kind_name, int(number))
-            counts[label] = counts.get(label, 0) + int(count)
+        by_number = await tx.count_by_state(kind)
+    for number, count in by_number.items():
+        label = state_label(kind_name, number)
+        counts[label] = counts.get(label, 0) + count
     return counts
 
 

@@ -27,7 +27,6 @@ from typing import Any
 
 from google.protobuf.message import Message
 from prometheus_client import Counter
-from sqlalchemy import select
 
 from osac.controllers.workloads.auto_cleanup import ORDER
 from osac.model import registry
@@ -37,7 +36,6 @@ from osac.services.core.context import Caller
 from osac.services.core.errors import FailedPrecondition, NotFound
 from osac.services.core.references import where
 from osac.store.objects import Tx, object_label
-from osac.store.tables import LIVE
 
 log = logging.getLogger(__name__)
 
@@ -82,9 +80,7 @@ async def _labelled_children(tx: Tx, kind_name: str) -> list[Message]:
 async def _live_parents(tx: Tx, parent_ids: set[str]) -> set[str]:
     live: set[str] = set()
     for kind_name in PARENT_KINDS:
-        table = LIVE[kind_name]
-        rows = await tx.conn.execute(select(table.c.id).where(table.c.id.in_(sorted(parent_ids))))
-        live.update(row[0] for row in rows)
+        live |= await tx.existing(registry.get(kind_name), parent_ids)
     return live
 
 

@@ -11,7 +11,6 @@ from osac.controllers.networking import topology
 from osac.controllers.networking.metrics import SUBNET_ADDRESSES_AVAILABLE, SeriesByObject, remove_series
 from osac.controllers.networking.provisioning import NetworkingContext, ProviderCall, ProvisioningReconciler
 from osac.controllers.runtime.waiters import Awaited
-from osac.ipam import allocator
 from osac.providers.interfaces import SubnetSpec
 from osac.services.core.catalog import Services
 from osac.services.networking import addresses
@@ -83,5 +82,4 @@ class SubnetReconciler(ProvisioningReconciler):
         return delete
 
     async def released(self, tx: Tx, obj: Message) -> None:
-        await addresses.lock_counted(tx, addresses.SUBNET, [obj.id])  # type: ignore[attr-defined]
-        await allocator.drop_ranges(tx, obj.id)  # type: ignore[attr-defined]
+        await addresses.drop_ranges(tx, addresses.SUBNET, obj.id)  # type: ignore[attr-defined]

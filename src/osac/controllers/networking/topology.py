@@ -14,7 +14,6 @@ from osac.model import registry
 from osac.providers.interfaces import FabricManager, K8sNetworkManager, TerminalProviderError
 from osac.providers.registry import ManagerNotRegistered, ManagerRegistry
 from osac.store.objects import Tx
-from osac.store.tables import LIVE
 
 
 async def get(tx: Tx, kind_name: str, object_id: str) -> Message | None:
@@ -33,8 +32,7 @@ async def network_class_of(tx: Tx, vn_id: str) -> Message | None:
 
 async def default_network_class(tx: Tx) -> Message | None:
     kind = registry.get("network_class")
-    table = LIVE[kind.name]
-    for candidate in await tx.find(kind, table.c.tenant == "shared"):
+    for candidate in await tx.find(kind, tenants=frozenset({"shared"})):
         if candidate.is_default:  # type: ignore[attr-defined]
             return candidate
     return None

@@ -19,7 +19,6 @@ from __future__ import annotations
 from datetime import UTC, timedelta
 
 from google.protobuf.message import Message
-from sqlalchemy import select
 
 from osac.controllers.networking import topology
 from osac.controllers.networking.metrics import DEFAULT_NETWORKING_FAILURES, DEFAULT_NETWORKING_SECONDS
@@ -37,9 +36,8 @@ from osac.model import registry
 from osac.services.core.catalog import Services
 from osac.services.core.context import Caller
 from osac.services.tenancy.default_networking import CREATED_REASON, DEFAULT_LABEL
-from osac.store import lifecycle, schema
+from osac.store import lifecycle
 from osac.store.objects import Tx
-from osac.store.tables import LIVE
 
 DEFAULT_NETWORKING_READY = 1
 PENDING, READY, FAILED = 1, 2, 3
@@ -67,16 +65,13 @@ async def default_objects(tx: Tx, tenant: str) -> dict[str, list[Message]]:
     found: dict[str, list[Message]] = {}
     for kind_name in TEARDOWN:
         kind = registry.get(kind_name)
-        table = LIVE[kind_name]
-        objects = await tx.find(kind, table.c.tenant == tenant)
+        objects = await tx.find(kind, tenants=frozenset({tenant}))
         found[kind_name] = [o for o in objects if o.metadata.labels.get(DEFAULT_LABEL) == "true"]  # type: ignore[attr-defined]
     return found
 
 
 async def defaults_were_created(tx: Tx, tenant_id: str) -> bool:
-    table = schema.lifecycle_events
-    rows = await tx.conn.execute(select(table.c.data).where(table.c.object_id == tenant_id))
-    return any(data.get("reason") == CREATED_REASON for (data,) in rows)
+    return bool(await lifecycle.reasons(tx, tenant_id, (CREATED_REASON,)))
 
 
 def evaluate(objects: dict[str, list[Message]], created: bool) -> tuple[int, str, str]:

@@ -19,7 +19,6 @@ from osac.controllers.runtime.waiters import Awaited
 from osac.model import registry
 from osac.status.workloads.shared import TenantReadiness
 from osac.store.objects import Tx
-from osac.store.tables import LIVE
 
 #: A workload whose tenant is not stored has nothing to follow (a tenant is created before its
 #: objects), so it looks again this often.
@@ -44,10 +43,8 @@ class OwningTenant:
 async def read_owning_tenant(tx: Tx, name: str) -> OwningTenant:
     """``READY`` tenants are ready; any other state (or no tenant at all, ``NOT_FOUND``) is not."""
     kind = registry.get("tenant")
-    table = LIVE[kind.name]
-    found = await tx.find(kind, table.c.name == name, table.c.tenant == name, limit=1)
-    if not found:
+    tenant = await tx.by_name(kind, name, tenant=name)
+    if tenant is None:
         return OwningTenant(TenantReadiness(name, False, "NOT_FOUND"))
-    tenant = found[0]
     is_ready = tenant.status.state == kind.state_value("READY")  # type: ignore[attr-defined]
     return OwningTenant(TenantReadiness(name, is_ready, topology.state_name("tenant", tenant)), tenant.id)  # type: ignore[attr-defined]

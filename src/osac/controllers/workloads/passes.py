@@ -40,7 +40,6 @@ from osac.status.conditions.views import LifecycleEventView
 from osac.store import lifecycle
 from osac.store.errors import Conflict
 from osac.store.objects import Store, Tx
-from osac.store.tables import LIVE
 
 log = logging.getLogger(__name__)
 
@@ -254,12 +253,11 @@ GAUGE_PAGE = 200
 async def _all_objects(store: Store, kind: str) -> list[Message]:
     """Every live object of ``kind``, in pages by id."""
     descriptor = registry.get(kind)
-    table = LIVE[kind]
     found: list[Message] = []
     while True:
-        after = [table.c.id > found[-1].id] if found else []  # type: ignore[attr-defined]
+        after = found[-1].id if found else None  # type: ignore[attr-defined]
         async with store.read(snapshot=False) as tx:
-            page = await tx.find(descriptor, *after, limit=GAUGE_PAGE)
+            page = await tx.find(descriptor, after=after, limit=GAUGE_PAGE)
         found.extend(page)
         if len(page) < GAUGE_PAGE:
             return found

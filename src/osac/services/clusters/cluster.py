@@ -36,7 +36,6 @@ from google.protobuf.message import Message
 
 from osac.model import registry
 from osac.model.kinds import WRITE_ONLY_MASK
-from osac.providers.interfaces import ProviderError
 from osac.services.clusters import (
     addresses,
     attachment,
@@ -47,6 +46,7 @@ from osac.services.clusters import (
     spec_rules,
 )
 from osac.services.core.behaviour import Behaviour, WriteContext
+from osac.services.core.catalog import CredentialUnavailable
 from osac.services.core.errors import InvalidArgument, Unavailable
 from osac.services.networking import external_ip_attachment, gates
 from osac.services.workloads import attachment_rules
@@ -139,7 +139,7 @@ class ClusterBehaviour(Behaviour):
             return await super().credential(obj, name, services)
         try:
             return await services.credential_source(self.kind.name, obj.id, name)  # type: ignore[attr-defined]
-        except ProviderError as error:
+        except CredentialUnavailable as error:
             raise Unavailable(f"{object_label(self.kind, obj)}: the {name} cannot be read now: {error.message}") from None
 
 

@@ -13,6 +13,14 @@ from osac.store.objects import Store
 CredentialSource = Callable[[str, str, str], Awaitable[str]]
 
 
+class CredentialUnavailable(Exception):
+    """Raised by a ``CredentialSource`` whose provider cannot answer now; ``message`` says why."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
 class Services:
     """Kind services by kind name; the service layer's single entry point.
 

@@ -103,6 +103,12 @@ async def lock_counted(tx: Tx, kind_name: str, object_ids: Sequence[str]) -> Non
 # -- external addresses ----------------------------------------------------------------------------
 
 
+async def drop_ranges(tx: Tx, kind_name: str, object_id: str) -> None:
+    """Forget a released subnet's or pool's address ranges, under the lock of its counters."""
+    await lock_counted(tx, kind_name, [object_id])
+    await allocator.drop_ranges(tx, object_id)
+
+
 async def reserve_external(tx: Tx, pool: Message, owner_kind: str, owner_id: str) -> str:
     """Reserve one address of ``pool`` for the owner (an ExternalIP) and count it.
 
