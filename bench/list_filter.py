@@ -52,6 +52,7 @@ from osac import filters
 from osac.model import ids, registry
 from osac.store.codec import format_datetime
 from osac.store.engine import sync_url
+from osac.store.labels import object_root
 from osac.store.tables import LIVE
 
 SERVICE = f"{PUBLIC}.VirtualNetworks"
@@ -106,7 +107,7 @@ def sql_list_seconds(engine: Engine, expression: str, repeat: int) -> list[float
     """The store's statements for one List page (``Tx.page``), timed directly."""
     conditions = [TABLE.c.tenant.in_([TENANT])]
     if expression:
-        root = filters.ObjectRoot(KIND.public_class().DESCRIPTOR, TABLE.c.data)
+        root = object_root(TABLE, KIND.public_class().DESCRIPTOR)  # as the service compiles it
         conditions.append(filters.compile_filter(expression, root, dialect=engine.dialect.name,
                                                  now=datetime.now(UTC)))
     count = select(func.count()).select_from(TABLE).where(*conditions)

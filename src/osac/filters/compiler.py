@@ -27,6 +27,7 @@ from osac.filters.relations import compare, map_key, membership
 from osac.filters.roots import EventRoot, FilterRoot, ObjectRoot
 from osac.filters.sqlite import SqliteJson
 from osac.filters.syntax import (
+    Binary,
     Call,
     Ident,
     Index,
@@ -76,7 +77,8 @@ def compile_filter(expression: str, root: FilterRoot, *, dialect: str, now: date
     if not expression.strip():
         return true()
     compiler = _Compiler(root, rules, now_nanos)
-    result = compiler.compile(parse(expression), compiler.scope)
+    tree = parse(expression)
+    result = compiler.compile(tree, compiler.scope)
     if not (isinstance(result, (Const, Ref, Sql)) and result.type.kind is Kind.BOOL):
         raise FilterError(f"the filter must be a boolean expression, got {describe(result)}")
     predicate = as_predicate(compiler.ctx, result, "the filter")
@@ -86,6 +88,10 @@ def compile_filter(expression: str, root: FilterRoot, *, dialect: str, now: date
     if predicate.nullable:
         # An error (NULL) never matches, even when the caller negates or combines the filter.
         sql = func.coalesce(sql, false(), type_=Boolean)
+    if isinstance(root, ObjectRoot) and root.labelled is not None:
+        # Each hint is implied by a conjunct that every matching row satisfies: the rows are the
+        # same, and the database can start from the label index.
+        sql = and_(*(root.labelled(key, value) for key, value in compiler.label_conjuncts(tree)), sql)
     nesting, limit = sql_nesting(sql), rules.max_sql_nesting
     if nesting > limit:
         raise FilterError(
@@ -141,6 +147,46 @@ class _Compiler:
         if node.op == "in":
             return membership(self.ctx, left, right)
         return arithmetic(self.ctx, node.op, left, right)
+
+    def label_conjuncts(self, node: Node) -> list[tuple[str, str | None]]:
+        """``(key, value)`` of each top-level conjunct ``this.metadata.labels[key] == 'value'``
+        and ``(key, None)`` of each ``'key' in this.metadata.labels``: what every matching
+        object's labels must hold."""
+        if isinstance(node, Logical) and node.op == "&&":
+            return [found for operand in node.operands for found in self.label_conjuncts(operand)]
+        if not isinstance(node, Binary):
+            return []
+        if node.op == "==":
+            for side, other in ((node.left, node.right), (node.right, node.left)):
+                key = self._label_key(side)
+                if key is not None and isinstance(other, Literal) and isinstance(other.value, str):
+                    return [(key, other.value)]
+        if node.op == "in" and isinstance(node.left, Literal) and isinstance(node.left.value, str):
+            labels = self._labels_map(node.right)
+            if labels:
+                return [(node.left.value, None)]
+        return []
+
+    def _label_key(self, node: Node) -> str | None:
+        if not isinstance(node, (Index, Select)):
+            return None
+        operand = node.operand
+        if not self._labels_map(operand):
+            return None
+        if isinstance(node, Select):
+            return node.field
+        return node.index.value if isinstance(node.index, Literal) and isinstance(node.index.value, str) else None
+
+    def _labels_map(self, node: Node) -> bool:
+        """Whether ``node`` is ``this.metadata.labels`` (the object's own labels)."""
+        return (
+            isinstance(node, Select)
+            and node.field == "labels"
+            and isinstance(node.operand, Select)
+            and node.operand.field == "metadata"
+            and isinstance(node.operand.operand, Ident)
+            and node.operand.operand.name == "this"
+        )
 
     def _select(self, operand: Operand, name: str) -> Operand:
         if isinstance(operand, EventValue):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +23,11 @@ class ObjectRoot:
     data: ColumnElement[Any]
     #: Full protobuf names of fields that cannot be filtered on (write-only secrets).
     hidden_fields: frozenset[str] = frozenset()
+    #: ``(key, value or None) ->`` an indexed predicate true exactly for the rows whose
+    #: ``metadata.labels`` hold ``key`` (with ``value``): the store's label index. Given, a
+    #: top-level label equality or ``'k' in this.metadata.labels`` also gets it, so the database
+    #: reads the index instead of every row's JSON; the result is the same either way.
+    labelled: Callable[[str, str | None], ColumnElement[bool]] | None = None
 
 
 @dataclass(frozen=True, eq=False)

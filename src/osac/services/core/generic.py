@@ -34,6 +34,7 @@ from osac.services.core.errors import (
 )
 from osac.store import errors as store_errors
 from osac.store import lifecycle
+from osac.store.labels import object_root
 from osac.store.objects import Lock, Tenants, Tx, Written, object_label
 from osac.store.tables import LIVE
 
@@ -134,7 +135,7 @@ class KindService:
 
     def _compile(self, caller: Caller, expression: str, tx: Tx) -> ColumnElement[bool]:
         descriptor = self.kind.message_class(caller.private).DESCRIPTOR
-        root = filters.ObjectRoot(descriptor, LIVE[self.kind.name].c.data, hidden_fields=self.kind.write_only_fields)
+        root = object_root(LIVE[self.kind.name], descriptor, self.kind.write_only_fields)
         try:
             return filters.compile_filter(expression, root, dialect=tx.dialect, now=tx.clock.now())
         except filters.FilterError as error:

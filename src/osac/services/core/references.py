@@ -9,13 +9,14 @@ from sqlalchemy import ColumnElement
 
 from osac import filters
 from osac.model.kinds import Kind
+from osac.store.labels import object_root
 from osac.store.objects import Tx
 from osac.store.tables import LIVE
 
 
 def where(tx: Tx, kind: Kind, expression: str) -> ColumnElement[bool]:
     """``expression`` (CEL over the private ``this``) as a condition on ``LIVE[kind.name]``."""
-    root = filters.ObjectRoot(kind.private_descriptor, LIVE[kind.name].c.data)
+    root = object_root(LIVE[kind.name], kind.private_descriptor)
     return filters.compile_filter(expression, root, dialect=tx.dialect, now=tx.clock.now())
 
 

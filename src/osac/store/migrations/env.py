@@ -8,6 +8,7 @@ from sqlalchemy import engine_from_config, pool
 
 from osac.ipam import schema as ipam_schema  # noqa: F401  (registers the IPAM tables on the MetaData)
 from osac.store import claims as claims_schema  # noqa: F401  (the networking uniqueness claims)
+from osac.store import labels as labels_schema  # noqa: F401  (the label index kept by triggers)
 from osac.store import tables  # noqa: F401  (registers every kind's tables on the MetaData)
 from osac.store.schema import metadata
 
