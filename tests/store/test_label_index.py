@@ -110,7 +110,9 @@ FILTERS = [
 
 
 @pytest.mark.parametrize("expression", FILTERS)
-async def test_a_filter_served_by_the_index_matches_what_it_matches_without(store: Store, expression: str) -> None:
+async def test_a_filter_served_by_the_index_matches_what_it_matches_without(
+    store: Store, expression: str
+) -> None:
     async with store.write() as tx:
         for index in range(12):
             labels = {"app": f"a{index % 3}", "tier": "web"} if index % 4 else {"app": "a1"}
@@ -119,23 +121,43 @@ async def test_a_filter_served_by_the_index_matches_what_it_matches_without(stor
             await tx.insert(VN, network(index, labels))
     table = LIVE[VN.name]
     async with store.read() as tx:
-        indexed = compile_filter(expression, object_root(table, VN.private_descriptor), dialect=tx.dialect, now=NOW)
-        plain = compile_filter(expression, ObjectRoot(VN.private_descriptor, table.c.data), dialect=tx.dialect, now=NOW)
+        indexed = compile_filter(
+            expression, object_root(table, VN.private_descriptor), dialect=tx.dialect, now=NOW
+        )
+        plain = compile_filter(
+            expression, ObjectRoot(VN.private_descriptor, table.c.data), dialect=tx.dialect, now=NOW
+        )
         with_index = [obj.id for obj in await tx.find(VN, indexed)]
         without = [obj.id for obj in await tx.find(VN, plain)]
         assert with_index == without
         assert await tx.count(VN, indexed) == len(without)
         # another kind's labels never leak in: subnets have none
-        assert await tx.find(SUBNET, compile_filter(expression, object_root(LIVE[SUBNET.name], SUBNET.private_descriptor),
-                                                   dialect=tx.dialect, now=NOW)) == []
+        assert (
+            await tx.find(
+                SUBNET,
+                compile_filter(
+                    expression,
+                    object_root(LIVE[SUBNET.name], SUBNET.private_descriptor),
+                    dialect=tx.dialect,
+                    now=NOW,
+                ),
+            )
+            == []
+        )
 
 
 def test_only_top_level_conjuncts_get_the_index() -> None:
     table = LIVE[VN.name]
     root = object_root(table, VN.private_descriptor)
-    assert "object_labels" in str(compile_filter("this.metadata.labels['a'] == 'b' && true", root, dialect="sqlite", now=NOW))
-    for expression in ("!(this.metadata.labels['a'] == 'b')", "this.metadata.labels['a'] == 'b' || true",
-                       "this.metadata.labels['a'] != 'b'", "this.status.state == 1"):
+    assert "object_labels" in str(
+        compile_filter("this.metadata.labels['a'] == 'b' && true", root, dialect="sqlite", now=NOW)
+    )
+    for expression in (
+        "!(this.metadata.labels['a'] == 'b')",
+        "this.metadata.labels['a'] == 'b' || true",
+        "this.metadata.labels['a'] != 'b'",
+        "this.status.state == 1",
+    ):
         assert "object_labels" not in str(compile_filter(expression, root, dialect="sqlite", now=NOW))
 
 
@@ -154,3 +176,40 @@ async def test_every_kind_has_its_labels_indexed(store: Store) -> None:
     assert {(table, value) for table, _, key, value in rows if key == "indexed"} == {
         (LIVE[kind.name].name, kind.name) for kind in registry.KINDS
     }
+
+
+@pytest.mark.parametrize("db", ["sqlite", "postgresql"])
+async def test_the_migration_indexes_the_objects_already_stored(
+    db: str, tmp_path, request: pytest.FixtureRequest
+) -> None:
+    """A database with objects from before revision 0008 gets their labels indexed by it."""
+    import asyncio
+
+    from alembic import command
+
+    from osac.store.engine import MIGRATIONS, alembic_config
+
+    url = (
+        f"sqlite+aiosqlite:///{tmp_path / 'old.sqlite'}"
+        if db == "sqlite"
+        else str(request.getfixturevalue("empty_pg_database"))
+    )
+    config = alembic_config(url, MIGRATIONS)
+    await asyncio.to_thread(command.upgrade, config, "0007")
+    old = Store(create_engines(url), FakeClock(NOW))
+    try:
+        async with old.write() as tx:
+            await tx.insert(VN, network(1, {"app": "a1", "tier": "web"}))
+            await tx.insert(VN, network(2, {}))
+    finally:
+        await old.engines.dispose()
+    await asyncio.to_thread(command.upgrade, config, "head")
+    new = Store(create_engines(url), FakeClock(NOW))
+    try:
+        async with new.read() as tx:
+            assert await index_rows(tx) == {
+                ("virtual_networks", network(1, {}).id, "app", "a1"),
+                ("virtual_networks", network(1, {}).id, "tier", "web"),
+            }
+    finally:
+        await new.engines.dispose()
