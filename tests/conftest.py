@@ -22,6 +22,10 @@ from tests.support.prepared import (
     copy_sqlite,
 )
 
+#: Support modules whose fixtures every test may ask for by name (``live``, ``vmaas``, ``bmaas``,
+#: ``cloud``): a test module never imports another test module.
+pytest_plugins = ["tests.support.onboarding", "tests.support.vmaas", "tests.support.bmaas", "tests.support.traffic"]
+
 PG_ADMIN_DSN = os.environ.get("OSAC_TEST_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
 
 

@@ -10,8 +10,8 @@ import asyncio
 from typing import Any
 
 from osac.server.settings import merge_config
-from tests.caas.test_cluster_scenarios import PRIVATE, PUBLIC, READY, condition, events, live, reasons
-from tests.reconcile.test_default_networking import INSTANT, wait_for
+from tests.support.cluster_scenarios import PRIVATE, PUBLIC, READY, condition, events, live, reasons
+from tests.support.onboarding import INSTANT, wait_for
 
 SHORT = merge_config(INSTANT, {
     "simulator": {"inventory": {"hosts": [{"prefix": "bm", "host_type": "bm-standard", "count": 2}]}},

@@ -8,44 +8,13 @@ import contextlib
 import dataclasses
 from typing import Any
 
-import pytest
-
-from osac.auth.subject import Role
 from osac.controllers.clusters.cluster import ClusterReconciler
 from osac.controllers.runtime.manager import ObjectKey, TransientError
 from tests.caas.conftest import PULL_SECRET, RELEASE_IMAGE, ssh_key
-from tests.reconcile.test_default_networking import INSTANT, ready_catalogue, wait_for
-from tests.support.server import running_server
+from tests.support.cluster_lifecycle import PRIVATE, PUBLIC, archived, condition, event_reasons, live
+from tests.support.onboarding import wait_for
 
-PUBLIC = "/api/fulfillment/v1"
-PRIVATE = "/api/private/v1"
-
-
-@pytest.fixture
-async def live(db_url, tmp_path):
-    async with running_server(tmp_path, db_url, controllers=True, config=INSTANT) as server:
-        admin = server.rest(server.token(Role.PROVIDER_ADMIN, user="root"))
-        await ready_catalogue(admin)
-        tenant = (await admin.request("POST", f"{PUBLIC}/tenants", json={"metadata": {"name": "acme"}})).json()
-        await wait_for(admin, f"{PUBLIC}/tenants/{tenant['id']}", lambda t: t["status"]["state"] == "TENANT_STATE_READY")
-        alice = server.rest(server.token(Role.TENANT_ADMIN, ("acme",), user="alice"))
-        yield server, admin, alice
-
-
-def _condition(cluster: dict[str, Any], name: str) -> dict[str, Any]:
-    return next(c for c in cluster["status"]["conditions"] if c["type"] == f"CLUSTER_CONDITION_TYPE_{name}")
-
-
-async def _archived(client, path: str, timeout: float = 60.0) -> None:
-    async with asyncio.timeout(timeout):
-        while (await client.request("GET", path)).status_code != 404:
-            await asyncio.sleep(0.05)
-
-
-async def _events(client, object_id: str) -> list[str]:
-    page = (await client.request("GET", f"{PUBLIC}/lifecycle_events",
-                                 params={"filter": f"this.object_id == '{object_id}'"})).json()
-    return [e["reason"] for e in page["items"]]
+__all__ = ["live"]
 
 
 async def test_cluster_provisions_through_named_stages_and_tears_down_cleanly(live) -> None:
@@ -63,16 +32,16 @@ async def test_cluster_provisions_through_named_stages_and_tears_down_cleanly(li
     ready = await wait_for(alice, path, lambda c: c["status"]["state"] == "CLUSTER_STATE_READY", timeout=60)
     status = ready["status"]
     assert status.get("stage", "") == ""
-    assert _condition(ready, "AVAILABLE")["status"] == "CONDITION_STATUS_TRUE"
-    assert _condition(ready, "CONTROL_PLANE_AVAILABLE")["reason"] == "Available"
-    assert _condition(ready, "WORKERS_READY")["reason"] == "Ready"
+    assert condition(ready, "AVAILABLE")["status"] == "CONDITION_STATUS_TRUE"
+    assert condition(ready, "CONTROL_PLANE_AVAILABLE")["reason"] == "Available"
+    assert condition(ready, "WORKERS_READY")["reason"] == "Ready"
     assert status["api_url"] == f"https://{status['api_endpoint']}:6443"
     assert status["console_url"].startswith("https://console-openshift-console.apps.")
     [(key, node_set)] = status["node_sets"].items()
     assert (key, node_set["current_replicas"], node_set["ready_replicas"], node_set["state"]) == (
         "workers", 3, 3, "CLUSTER_NODE_SET_STATE_READY")
 
-    reasons = await _events(alice, created["id"])
+    reasons = await event_reasons(alice, created["id"])
     assert [r for r in reasons if r == "StageChanged"] == ["StageChanged"] * 3
     for once in ("VIPsDiscovered", "ControlPlaneAvailable", "WorkersReady", "ClusterReady"):
         assert reasons.count(once) == 1, reasons
@@ -98,8 +67,8 @@ async def test_cluster_provisions_through_named_stages_and_tears_down_cleanly(li
     assert (await alice.request("DELETE", path)).status_code == 200
     deleting = await wait_for(alice, path, lambda c: c["status"]["state"] == "CLUSTER_STATE_DELETING")
     assert deleting["status"]["stage"] in ("DestroyingCloudResources", "DestroyingControlPlane")
-    await _archived(alice, path)
-    reasons = await _events(alice, created["id"])
+    await archived(alice, path)
+    reasons = await event_reasons(alice, created["id"])
     assert reasons.count("Deleting") == 1 and reasons[-1] == "TeardownComplete"
     for collection in ("external_ip_attachments", "external_ips"):
         items = (await alice.request("GET", f"{PUBLIC}/{collection}")).json()["items"]
@@ -130,7 +99,7 @@ async def test_replays_concurrent_reconcilers_and_a_resync_add_no_events(live) -
     manager = server.app.controllers
     await manager.wait_idle()
     settled = (await alice.request("GET", path)).json()
-    events = await _events(alice, created["id"])
+    events = await event_reasons(alice, created["id"])
     for once in ("NetworkAttachmentsPopulated", "VIPsDiscovered", "ControlPlaneAvailable", "WorkersReady", "ClusterReady"):
         assert events.count(once) == 1, events
 
@@ -145,7 +114,7 @@ async def test_replays_concurrent_reconcilers_and_a_resync_add_no_events(live) -
     assert (await admin.request("POST", f"{PRIVATE}/clusters/{created['id']}/signal", json={})).status_code == 200
     await manager.wait_idle()
 
-    assert await _events(alice, created["id"]) == events
+    assert await event_reasons(alice, created["id"]) == events
     again = (await alice.request("GET", path)).json()
     assert again["metadata"]["version"] == settled["metadata"]["version"]
     assert again["status"] == settled["status"]

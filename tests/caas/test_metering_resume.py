@@ -14,8 +14,8 @@ import grpc
 from osac.auth.subject import Role
 from osac.store import outbox
 from tests.caas.conftest import RELEASE_IMAGE
-from tests.caas.test_cluster_lifecycle import PUBLIC, _archived, live
-from tests.reconcile.test_default_networking import wait_for
+from tests.support.cluster_lifecycle import PUBLIC, archived, live
+from tests.support.onboarding import wait_for
 from tests.support.watching import payload, read_events, revisions
 
 __all__ = ["live"]
@@ -53,7 +53,7 @@ async def test_a_consumer_resuming_from_its_last_revision_misses_nothing(live) -
     last = revisions(first)[-1]
     await wait_for(alice, path, lambda c: c["status"]["state"] == "CLUSTER_STATE_READY", timeout=60)
     assert (await alice.request("DELETE", path)).status_code == 200
-    await _archived(alice, path)
+    await archived(alice, path)
 
     resumed = _clusters(await read_events(server.http_url, public_token,
                                           params={"after_revision": str(last), **CLUSTERS}))

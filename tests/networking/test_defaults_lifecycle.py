@@ -13,12 +13,10 @@ from typing import Any
 
 from osac.auth.subject import Role
 from tests.networking.conftest import Net
-from tests.reconcile.test_default_networking import live, wait_for
 from tests.support.networking import PRIVATE, PUBLIC, find_by_name
+from tests.support.onboarding import wait_for
 from tests.support.watching import outbox_after
 from tests.workloads.conftest import failure
-
-__all__ = ["live"]
 
 DEFAULTS = (("virtual_networks", "default"), ("subnets", "default"), ("security_groups", "default"),
             ("external_ips", "default-nat"), ("nat_gateways", "default"))

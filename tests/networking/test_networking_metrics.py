@@ -34,8 +34,8 @@ from osac.controllers.runtime.manager import ObjectKey
 from osac.model import registry
 from osac.server import bootstrap
 from osac.server.settings import merge_config
-from tests.reconcile.test_default_networking import INSTANT, ready_catalogue, wait_for
 from tests.support.networking import PRIVATE, PUBLIC
+from tests.support.onboarding import INSTANT, ready_catalogue, wait_for
 from tests.support.server import RestClient, ServerHandle, running_server
 from tests.workloads.conftest import failure
 

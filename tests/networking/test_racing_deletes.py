@@ -12,10 +12,8 @@ import httpx
 from sqlalchemy import select
 
 from osac.ipam.schema import ip_ranges
+from tests.support.vmaas import PRIVATE, PUBLIC, Vmaas
 from tests.workloads.conftest import failure
-from tests.workloads.test_vm_lifecycle import PRIVATE, PUBLIC, Vmaas, vmaas
-
-__all__ = ["vmaas"]
 
 PAIRS = 50
 #: Every subnet-create / VN-delete pair ends one of these ways.

@@ -30,11 +30,11 @@ import yaml
 from osac.auth.subject import Role
 from osac.server import bootstrap
 from tests.caas.conftest import PULL_SECRET, RELEASE_IMAGE, ssh_key
-from tests.reconcile.test_default_networking import ready_catalogue
+from tests.support.bmaas import FAST_GATES
+from tests.support.onboarding import ready_catalogue
 from tests.support.prepared import copy_sqlite
 from tests.support.server import RestClient, running_server
-from tests.workloads.test_bmi_lifecycle import FAST_GATES
-from tests.workloads.test_traffic_scenarios import ALL_EGRESS, SECTION_14_DEFAULTS, tcp
+from tests.support.traffic import ALL_EGRESS, SECTION_14_DEFAULTS, tcp
 
 PUBLIC = "/api/fulfillment/v1"
 PRIVATE = "/api/private/v1"

@@ -3,44 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
-
-import pytest
 
 from osac.auth.subject import Role
-from osac.server.settings import DEFAULT_CONFIG, merge_config
-from tests.support.server import running_server
-
-INSTANT = merge_config(DEFAULT_CONFIG, {"simulator": {"speed": "instant"}})
-
-
-async def wait_for(client, path: str, predicate, timeout: float = 20.0) -> dict[str, Any]:
-    last: Any = None
-    try:
-        async with asyncio.timeout(timeout):
-            while True:
-                response = await client.request("GET", path)
-                last = response.json()
-                if response.status_code == 200 and predicate(last):
-                    return last
-                await asyncio.sleep(0.05)
-    except TimeoutError:
-        raise AssertionError(f"timed out waiting on {path}; last: {last}") from None
-
-
-async def ready_catalogue(admin) -> None:
-    await wait_for(admin, "/api/private/v1/network_classes",
-                   lambda page: page["items"][0].get("status", {}).get("state") == "NETWORK_CLASS_STATE_READY")
-    await wait_for(admin, "/api/private/v1/external_ip_pools",
-                   lambda page: page["items"][0].get("status", {}).get("state") == "EXTERNAL_IP_POOL_STATE_READY")
-
-
-@pytest.fixture
-async def live(db_url, tmp_path):
-    async with running_server(tmp_path, db_url, controllers=True, config=INSTANT) as server:
-        admin = server.rest(server.token(Role.PROVIDER_ADMIN, user="root"))
-        await ready_catalogue(admin)
-        yield server, admin
+from tests.support.onboarding import wait_for
 
 
 async def test_onboarding_converges_to_ready_defaults(live) -> None:

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.reconcile.test_default_networking import live, wait_for
-
-__all__ = ["live"]
+from tests.support.onboarding import wait_for
 
 PUBLIC = "/api/fulfillment/v1"
 PRIVATE = "/api/private/v1"

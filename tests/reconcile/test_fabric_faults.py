@@ -9,7 +9,7 @@ import pytest
 
 from osac.auth.subject import Role
 from osac.server.settings import DEFAULT_CONFIG, merge_config
-from tests.reconcile.test_default_networking import ready_catalogue, wait_for
+from tests.support.onboarding import ready_catalogue, wait_for
 from tests.support.server import running_server
 from tests.support.watching import read_events
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from osac.auth.subject import Role
 from osac.server.settings import DEFAULT_CONFIG, merge_config
-from tests.reconcile.test_default_networking import wait_for
+from tests.support.onboarding import wait_for
 from tests.support.server import running_server
 
 SECOND_MANAGER = {

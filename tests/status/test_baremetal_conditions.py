@@ -34,7 +34,7 @@ from osac.status.baremetal.views import (
     RUNNING,
 )
 from osac.status.conditions.views import FALSE, TRUE, ConditionView
-from tests.status.test_baremetal_support import (
+from tests.support.baremetal_status import (
     ADDRESS,
     ALL_DONE,
     INTERFACE,

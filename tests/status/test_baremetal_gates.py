@@ -27,7 +27,7 @@ from osac.status.baremetal.gates import (
     STEP_PENDING,
     STEP_RUNNING,
 )
-from tests.status.test_baremetal_support import T0, completed
+from tests.support.baremetal_status import T0, completed
 
 S = timedelta(seconds=1)
 

@@ -24,7 +24,7 @@ from osac.status.baremetal.derivation import (
 )
 from osac.status.baremetal.gates import GATES, STEP_COMPLETED, STEP_FAILED, STEP_PENDING, STEP_RUNNING
 from osac.status.conditions.views import ConditionView
-from tests.status.test_baremetal_support import ADDRESS, INTERFACE, SECOND_ADDRESS, T0, host
+from tests.support.baremetal_status import ADDRESS, INTERFACE, SECOND_ADDRESS, T0, host
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 UNKNOWN_CONDITION = ConditionView(42, 1, "FromTheFuture", "written by a newer version", T0)

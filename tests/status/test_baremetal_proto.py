@@ -11,7 +11,7 @@ from osac.status.baremetal.derivation import BareMetalInstanceStatusView, Provis
 from osac.status.baremetal.gates import GATES, STEP_COMPLETED, STEP_PENDING
 from osac.status.baremetal.proto import apply_view_to_status, view_from_status
 from osac.status.conditions.views import ConditionView
-from tests.status.test_baremetal_support import ADDRESS, T0, Instance, completed, host, leased
+from tests.support.baremetal_status import ADDRESS, T0, Instance, completed, host, leased
 
 UNKNOWN_FIELD = bytes([0x98, 0x06, 0x01])  # field 99, varint 1
 

@@ -20,7 +20,7 @@ from osac.status.baremetal.views import (
     BareMetalRestart,
 )
 from osac.status.conditions.views import FALSE, TRUE, ConditionView
-from tests.status.test_baremetal_support import ALL_DONE, T0, context, host, leased
+from tests.support.baremetal_status import ALL_DONE, T0, context, host, leased
 
 NOW = T0 + timedelta(minutes=30)
 UP = ConditionView(READY, TRUE, "AsExpected", "", T0)

@@ -33,7 +33,7 @@ from osac.status.baremetal.views import (
     STOPPING,
 )
 from osac.status.conditions.views import TRUE
-from tests.status.test_baremetal_support import (
+from tests.support.baremetal_status import (
     ADDRESS,
     INTERFACE,
     T0,

@@ -30,7 +30,7 @@ from osac.status.baremetal.views import (
     STOPPING,
 )
 from osac.status.conditions.views import TRUE, ConditionView
-from tests.status.test_baremetal_support import ALL_DONE, T0, completed, context, host, leased
+from tests.support.baremetal_status import ALL_DONE, T0, completed, context, host, leased
 
 NOW = T0 + timedelta(minutes=30)
 FAILED_RESTART = ConditionView(RESTART_FAILED, TRUE, "RestartFailed", "3 power errors", T0)

@@ -23,7 +23,7 @@ from osac.status.compute.views import (
     STARTING,
 )
 from osac.status.conditions.views import FALSE, TRUE, ConditionView
-from tests.status.test_compute_support import ADDRESS, DONE, SECOND_ADDRESS, T0, cond, context, dvs, vm, vmi
+from tests.support.compute_status import ADDRESS, DONE, SECOND_ADDRESS, T0, cond, context, dvs, vm, vmi
 
 NOW = T0 + timedelta(minutes=5)
 RESTART_REQUIRED_CONDITION = {"type": "RestartRequired", "status": "True", "reason": "NonLiveUpdate",

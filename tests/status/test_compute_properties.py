@@ -22,7 +22,7 @@ from osac.status.compute.derivation import (
     derive_compute_instance_status,
 )
 from osac.status.conditions.views import ConditionView
-from tests.status.test_compute_support import ADDRESS, SECOND_ADDRESS, T0, ts
+from tests.support.compute_status import ADDRESS, SECOND_ADDRESS, T0, ts
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 PRINTABLE = ["", "Provisioning", "WaitingForVolumeBinding", "Starting", "Running", "Migrating", "Paused", "Stopping",

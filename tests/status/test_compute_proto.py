@@ -9,7 +9,7 @@ from osac.api.private.v1 import compute_instance_type_pb2 as pb
 from osac.status.compute.derivation import ComputeInstanceStatusView, ComputeNetworkAttachmentStatusView
 from osac.status.compute.proto import apply_view_to_status, view_from_status
 from osac.status.conditions.views import ConditionView
-from tests.status.test_compute_support import ADDRESS, DONE, T0, Instance, dvs, vm, vmi
+from tests.support.compute_status import ADDRESS, DONE, T0, Instance, dvs, vm, vmi
 
 #: Field 99 (varint 1), as a newer version would write it.
 UNKNOWN_FIELD = bytes([0x98, 0x06, 0x01])

@@ -27,7 +27,7 @@ from osac.status.compute.views import (
     STOPPING,
 )
 from osac.status.conditions.views import FALSE, TRUE
-from tests.status.test_compute_support import DONE, T0, Instance, cond, dvs, vm, vmi
+from tests.support.compute_status import DONE, T0, Instance, cond, dvs, vm, vmi
 
 S = timedelta(seconds=1)
 M = timedelta(minutes=1)

@@ -21,7 +21,7 @@ from osac.status.compute.views import (
     STOPPED,
     STOPPING,
 )
-from tests.status.test_compute_support import ADDRESS, DONE, T0, Instance, cond, context, dvs, vm, vmi
+from tests.support.compute_status import ADDRESS, DONE, T0, Instance, cond, context, dvs, vm, vmi
 
 S = timedelta(seconds=1)
 

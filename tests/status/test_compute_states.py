@@ -26,7 +26,7 @@ from osac.status.compute.views import (
     STOPPING,
 )
 from osac.status.conditions.views import FALSE, TRUE, ConditionView
-from tests.status.test_compute_support import DONE, T0, context, dvs, vm, vmi
+from tests.support.compute_status import DONE, T0, context, dvs, vm, vmi
 
 NOW = T0 + timedelta(minutes=30)
 FAILED_RESTART = ConditionView(RESTART_FAILED, TRUE, "RestartFailed", "restart timed out", T0)

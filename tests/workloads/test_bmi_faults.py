@@ -12,20 +12,7 @@ import pytest
 from prometheus_client import REGISTRY
 
 from osac.server.settings import merge_config
-from tests.workloads.test_bmi_lifecycle import (
-    BMIS,
-    FAST_GATES,
-    PRIVATE,
-    PUBLIC,
-    Bmaas,
-    at,
-    bmaas,
-    condition,
-    step_status,
-    steps,
-)
-
-__all__ = ["bmaas"]
+from tests.support.bmaas import BMIS, FAST_GATES, PRIVATE, PUBLIC, Bmaas, at, condition, step_status, steps
 
 #: One host in the inventory, so that a second instance has to wait for another.
 ONE_HOST = merge_config(FAST_GATES, {"simulator": {"inventory": {"hosts": [

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from osac.auth.subject import Role
 from osac.server.settings import merge_config
-from tests.reconcile.test_default_networking import ready_catalogue, wait_for
+from tests.support.bmaas import BMIS, FAST_GATES, PRIVATE, PUBLIC, step_status, steps
+from tests.support.onboarding import ready_catalogue, wait_for
 from tests.support.server import running_server
-from tests.workloads.test_bmi_lifecycle import BMIS, FAST_GATES, PRIVATE, PUBLIC, step_status, steps
 
 #: Provisioning the OS takes 150 s at speed 1, 3 s here: long enough to stop the service during it.
 SLOW_DEPLOY = merge_config(FAST_GATES, {"simulator": {"speed": 50}})

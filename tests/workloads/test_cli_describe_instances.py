@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 from osac.server.app import Application
 from osac.server.settings import Settings
 from tests.cli.conftest import BackgroundServer, Osac
-from tests.workloads.test_bmi_lifecycle import FAST_GATES
+from tests.support.bmaas import FAST_GATES
 
 TENANT = "acme"
 #: Real seconds to wait for the reconcilers (instant speed: a few hundred milliseconds each).

@@ -24,7 +24,7 @@ import pytest
 
 from osac.auth.subject import Role
 from osac.clock import FakeClock
-from tests.reconcile.test_default_networking import INSTANT, wait_for
+from tests.support.onboarding import INSTANT, wait_for
 from tests.support.server import RestClient, ServerHandle, running_server
 from tests.workloads.conftest import failure
 

@@ -17,12 +17,10 @@ from typing import Any
 import pytest
 
 from tests.networking.conftest import error
-from tests.reconcile.test_default_networking import wait_for
 from tests.support.networking import find_by_name, set_state
+from tests.support.onboarding import wait_for
+from tests.support.vmaas import PUBLIC, Vmaas, is_reachable
 from tests.workloads.conftest import VMS, Workloads
-from tests.workloads.test_vm_lifecycle import PUBLIC, Vmaas, is_reachable, vmaas
-
-__all__ = ["vmaas"]
 
 EXHAUSTED = "ExternalIPPoolExhausted"
 DEFAULTS = (("virtual_networks", "default"), ("subnets", "default"), ("security_groups", "default"),

@@ -22,10 +22,10 @@ from osac.controllers.baremetal import bare_metal_instance
 from osac.controllers.compute import compute_instance
 from osac.controllers.networking.provisioning import ProvisioningReconciler
 from osac.controllers.tenancy import tenant
-from tests.reconcile.test_default_networking import ready_catalogue, wait_for
+from tests.support.bmaas import BMIS, FAST_GATES, Bmaas
+from tests.support.onboarding import ready_catalogue, wait_for
 from tests.support.server import RestClient, running_server
-from tests.workloads.test_bmi_lifecycle import BMIS, FAST_GATES, Bmaas
-from tests.workloads.test_vm_lifecycle import PRIVATE, PUBLIC, VMS, Vmaas, is_reachable
+from tests.support.vmaas import PRIVATE, PUBLIC, VMS, Vmaas, is_reachable
 
 HOUR = timedelta(hours=1)
 #: Far below the safety nets: an instance still waiting after this was not queued by the change.

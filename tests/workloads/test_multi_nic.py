@@ -10,10 +10,8 @@ import ipaddress
 from typing import Any
 
 from osac.ipam import allocator
-from tests.reconcile.test_default_networking import wait_for
-from tests.workloads.test_vm_lifecycle import PUBLIC, Vmaas, is_reachable, vmaas
-
-__all__ = ["vmaas"]
+from tests.support.onboarding import wait_for
+from tests.support.vmaas import PUBLIC, Vmaas, is_reachable
 
 #: Beside the bootstrap default subnet 10.0.0.0/20 in the default VN 10.0.0.0/16.
 SECOND_CIDR = "10.0.16.0/24"

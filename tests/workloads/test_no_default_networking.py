@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 
 from osac.auth.subject import Role
-from tests.reconcile.test_default_networking import ready_catalogue, wait_for
+from tests.support.bmaas import FAST_GATES
+from tests.support.onboarding import ready_catalogue, wait_for
 from tests.support.server import RestClient, running_server
 from tests.workloads.conftest import failure
-from tests.workloads.test_bmi_lifecycle import FAST_GATES
 
 PUBLIC = "/api/fulfillment/v1"
 PRIVATE = "/api/private/v1"

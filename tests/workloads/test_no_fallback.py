@@ -10,11 +10,9 @@ from typing import Any
 import pytest
 
 from osac.server.settings import merge_config
-from tests.reconcile.test_default_networking import wait_for
-from tests.workloads.test_bmi_lifecycle import FAST_GATES, Bmaas, bmaas, condition, step_status
-from tests.workloads.test_vm_lifecycle import VMS
-
-__all__ = ["bmaas"]
+from tests.support.bmaas import FAST_GATES, Bmaas, condition, step_status
+from tests.support.onboarding import wait_for
+from tests.support.vmaas import VMS
 
 #: The embedded managers, the fabric serving attachments for VMs and clusters only.
 NO_BAREMETAL = merge_config(FAST_GATES, {"network_managers": [

@@ -12,15 +12,7 @@ from pathlib import Path
 import pytest
 
 from osac.server.settings import merge_config
-from tests.workloads.test_vm_lifecycle import (
-    FAST_RETRIES,
-    PRIVATE,
-    PUBLIC,
-    VMS,
-    Vmaas,
-    _metric,
-    serving_vmaas,
-)
+from tests.support.vmaas import FAST_RETRIES, PRIVATE, PUBLIC, VMS, Vmaas, metric, serving_vmaas
 
 #: A sweep every quarter second instead of every ten minutes.
 SWEEPING = merge_config(FAST_RETRIES, {"networking": {"orphan_sweep_interval": 0.25}})
@@ -63,8 +55,8 @@ async def test_children_of_a_vm_archived_without_its_cleanup_are_swept(sweeping:
     [eip] = [e for e in (await vmaas.get(f"{PUBLIC}/external_ips"))["items"] if e["metadata"]["name"] == f"auto-{vm['id']}"]
     [attachment] = (await vmaas.get(f"{PUBLIC}/external_ip_attachments"))["items"]
     await _until_allocated(vmaas, before + 2)
-    swept_attachments = await _metric(vmaas, 'osac_network_orphans_deleted_total{type="external_ip_attachment"}')
-    swept_eips = await _metric(vmaas, 'osac_network_orphans_deleted_total{type="external_ip"}')
+    swept_attachments = await metric(vmaas, 'osac_network_orphans_deleted_total{type="external_ip_attachment"}')
+    swept_eips = await metric(vmaas, 'osac_network_orphans_deleted_total{type="external_ip"}')
 
     # when a provider admin removes its finalizers privately and deletes it (archived at once),
     response = await vmaas.admin.request("PATCH", f"{PRIVATE}/compute_instances/{vm['id']}",
@@ -81,8 +73,8 @@ async def test_children_of_a_vm_archived_without_its_cleanup_are_swept(sweeping:
     subnet = await vmaas.get(f"{PUBLIC}/subnets/{vm['spec']['compute_network_attachments'][0]['subnet']}")
     fabric = await vmaas.observation("fabric", subnet["spec"]["virtual_network"])
     assert fabric["dnat"] == [] and eip["status"]["address"] not in str(fabric)
-    assert await _metric(vmaas, 'osac_network_orphans_deleted_total{type="external_ip_attachment"}') == swept_attachments + 1
-    assert await _metric(vmaas, 'osac_network_orphans_deleted_total{type="external_ip"}') == swept_eips + 1
+    assert await metric(vmaas, 'osac_network_orphans_deleted_total{type="external_ip_attachment"}') == swept_attachments + 1
+    assert await metric(vmaas, 'osac_network_orphans_deleted_total{type="external_ip"}') == swept_eips + 1
     # and the manual external IP, not auto-provisioned, is kept.
     kept = (await vmaas.alice.request("GET", f"{PUBLIC}/external_ips/{manual['id']}")).json()
     assert kept["status"]["state"] == "EXTERNAL_IP_STATE_ALLOCATED"

@@ -15,12 +15,10 @@ from sqlalchemy import select
 
 from osac.ipam.schema import ip_allocations, ip_ranges
 from osac.services.networking.allocation_metrics import ALLOCATION_FAILURES
-from tests.reconcile.test_default_networking import wait_for
+from tests.support.onboarding import wait_for
+from tests.support.vmaas import PUBLIC, VMS, Vmaas, is_reachable
 from tests.support.watching import outbox_after
 from tests.workloads.conftest import failure
-from tests.workloads.test_vm_lifecycle import PUBLIC, VMS, Vmaas, is_reachable, vmaas
-
-__all__ = ["vmaas"]
 
 CIDR = "10.0.9.0/26"
 #: .0 network, .1 gateway, .2–.47 workloads, .48–.62 the /28 VIP range (default prefix), .63 broadcast.

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.workloads.test_vm_lifecycle import PRIVATE, PUBLIC, VMS, Vmaas, is_reachable, vmaas
-
-__all__ = ["vmaas"]
+from tests.support.vmaas import PRIVATE, PUBLIC, VMS, Vmaas, is_reachable
 
 
 async def _auto_children(vmaas: Vmaas, vm_id: str) -> list[str]:

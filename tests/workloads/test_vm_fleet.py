@@ -12,9 +12,7 @@ import pytest
 from sqlalchemy import func, select
 
 from osac.ipam.schema import ip_allocations
-from tests.workloads.test_vm_lifecycle import PUBLIC, VMS, Vmaas, is_reachable, vmaas
-
-__all__ = ["vmaas"]
+from tests.support.vmaas import PUBLIC, VMS, Vmaas, is_reachable
 
 FLEET = 50
 AUTO = "osac.openshift.io/auto-provisioned"
