@@ -22,8 +22,7 @@ from osac.server.endpoints import request_class
 from osac.server.metrics import observe
 from osac.services.core import fields
 from osac.services.core.context import Caller
-from osac.services.core.errors import InvalidArgument, ServiceError, api_error
-from osac.store.errors import WriteContention
+from osac.services.core.errors import TRANSIENT_STORE_ERRORS, InvalidArgument, ServiceError, api_error
 
 PUBLIC_PREFIX = "/api/fulfillment/v1"
 PRIVATE_PREFIX = "/api/private/v1"
@@ -262,7 +261,7 @@ def route_handler(route: RestRoute, authenticator: Authenticator) -> Callable[[R
                     )
                 message = await route.binder(request, route.request_class)
                 return route.renderer(await function(caller, message))
-            except (ServiceError, WriteContention) as error:
+            except (ServiceError, *TRANSIENT_STORE_ERRORS) as error:
                 known = api_error(error)
                 assert known is not None
                 outcome.code = known.code.name

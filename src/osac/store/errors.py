@@ -43,4 +43,6 @@ class WriteContention(StoreError):
 
 
 class DatabaseUnavailable(StoreError):
-    pass
+    """The database cannot be reached or refuses connections now (down, restarting, out of
+    connection slots, the pool exhausted): nothing was written; the same request succeeds once it
+    is back."""

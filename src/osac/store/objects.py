@@ -11,6 +11,7 @@ whatever the caller checked before.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -20,7 +21,8 @@ from typing import Any, Literal
 from google.protobuf.message import Message
 from sqlalchemy import ColumnElement, Table, Text, cast, func, insert, select, update
 from sqlalchemy import delete as sql_delete
-from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from osac.clock import Clock
@@ -30,7 +32,7 @@ from osac.store import schema
 from osac.store.codec import from_storage, to_storage
 from osac.store.decoded import Decoded
 from osac.store.engine import Engines
-from osac.store.errors import AlreadyExists, Conflict, WriteContention
+from osac.store.errors import AlreadyExists, Conflict, DatabaseUnavailable, WriteContention
 from osac.store.tables import ARCHIVE, LIVE
 
 EVENT_CREATED = 1
@@ -46,6 +48,8 @@ Lock = Literal["share", "update"]
 
 #: ``None`` means every tenant (provider admins, the service itself).
 Tenants = frozenset[str] | None
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -367,6 +371,37 @@ def _parse(text: str | None) -> datetime | None:
 #: SQLSTATEs of a transaction PostgreSQL aborted because of a concurrent one: deadlock detected,
 #: serialization failure.
 CONTENTION_STATES = frozenset({"40P01", "40001"})
+#: SQLSTATEs (and classes, by their first two characters) of a database that is not there for
+#: now: connection exceptions (08), too many connections (53300), shutting down or starting up
+#: (57P01, 57P02, 57P03).
+UNAVAILABLE_STATES = frozenset({"53300", "57P01", "57P02", "57P03"})
+UNAVAILABLE_CLASSES = frozenset({"08"})
+#: SQLite's words for a database that a writer holds past the busy timeout.
+SQLITE_BUSY = ("database is locked", "database is busy")
+
+
+def unavailable(error: BaseException) -> DatabaseUnavailable | None:
+    """The ``DatabaseUnavailable`` a driver or pool error stands for, or None (a bug or a
+    refused statement stays what it is)."""
+    if isinstance(error, PoolTimeout):
+        return DatabaseUnavailable("the database has no free connection now; retry the request")
+    if not isinstance(error, (OperationalError, InterfaceError)):
+        return None
+    state = getattr(error.orig, "sqlstate", None)
+    lost = error.connection_invalidated or (
+        state is None and isinstance(error.orig, Exception) and type(error.orig).__module__.startswith("psycopg")
+    )
+    busy = any(words in str(error.orig) for words in SQLITE_BUSY)
+    if lost or busy or state in UNAVAILABLE_STATES or (state or "")[:2] in UNAVAILABLE_CLASSES:
+        log.warning("database unavailable: %s", error.orig)
+        return DatabaseUnavailable("the database cannot be reached now; nothing was changed, retry the request")
+    return None
+
+
+def _raise_unavailable(error: BaseException) -> None:
+    translated = unavailable(error)
+    if translated is not None:
+        raise translated from error
 
 
 class Store:
@@ -401,6 +436,10 @@ class Store:
         except DBAPIError as error:
             if getattr(error.orig, "sqlstate", None) in CONTENTION_STATES:
                 raise WriteContention(f"the database aborted the write to resolve contention: {error.orig}") from error
+            _raise_unavailable(error)
+            raise
+        except PoolTimeout as error:
+            _raise_unavailable(error)
             raise
         for callback in tx._after_commit:
             callback()
@@ -418,9 +457,13 @@ class Store:
         statement, ``COMMIT``). That is for reads of one statement (load one object, read the
         outbox) and of facts that do not change together (which fabric serves a VN).
         """
-        async with self.engines.reader.connect() as conn:
-            if self.dialect == "postgresql":
-                conn = await conn.execution_options(isolation_level="REPEATABLE READ" if snapshot else "AUTOCOMMIT")
-            async with conn.begin():
-                yield Tx(conn, self.clock, self.decoded)
+        try:
+            async with self.engines.reader.connect() as conn:
+                if self.dialect == "postgresql":
+                    conn = await conn.execution_options(isolation_level="REPEATABLE READ" if snapshot else "AUTOCOMMIT")
+                async with conn.begin():
+                    yield Tx(conn, self.clock, self.decoded)
+        except (DBAPIError, PoolTimeout) as error:
+            _raise_unavailable(error)
+            raise
 

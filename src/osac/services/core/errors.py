@@ -85,6 +85,10 @@ class Unavailable(ServiceError):
 HTTP_STATUS = {cls.code: cls.http_status for cls in ServiceError.__subclasses__()}
 
 
+#: The store's failures that a client retries on (``api_error`` maps them to ABORTED / UNAVAILABLE).
+TRANSIENT_STORE_ERRORS: tuple[type[Exception], ...] = (WriteContention, DatabaseUnavailable)
+
+
 def api_error(error: Exception) -> ServiceError | None:
     """The API error an exception stands for: service errors as they are, the store's transient
     failures as the code a client retries on; None for an unexpected exception (a bug)."""
