@@ -466,3 +466,49 @@ def test_an_issuer_can_be_trusted_only_once(
     with pytest.raises(AuthConfigError) as raised:
         TokenVerifier([TrustedIssuer(name, "https://x/certs") for name in issuers], dev_issuer, clock)
     assert str(raised.value) == message
+
+
+async def test_a_verified_token_is_answered_from_memory_within_its_validity_only(
+    verifier: TokenVerifier, dev_issuer: DevIssuer, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The second verify of the same token checks no signature; the cache never widens what the
+    token allows: past its ``exp`` (with the skew) it is refused as if never seen, and after
+    ``VERIFIED_MAX_AGE`` it is verified again."""
+    from osac.auth import verifier as verifier_module
+
+    token = dev_issuer.mint("alice", ["acme"], Role.TENANT_USER, ttl=timedelta(minutes=10))
+    signatures = 0
+    uncached = TokenVerifier.verify_uncached
+
+    async def counting(self: TokenVerifier, authorization: str | None) -> Subject:
+        nonlocal signatures
+        signatures += 1
+        return await uncached(self, authorization)
+
+    monkeypatch.setattr(TokenVerifier, "verify_uncached", counting)
+    assert (await verifier.verify(token)).user == "alice"
+    assert (await verifier.verify(f"Bearer {token}")).user == "alice"
+    assert signatures == 1
+    clock.advance(verifier_module.VERIFIED_MAX_AGE)
+    assert (await verifier.verify(token)).user == "alice"
+    assert signatures == 2
+    # a tampered copy is another token: verified, and refused
+    assert await refused(verifier, tampered(token, sub="mallory")) == (
+        "token signature does not verify against the keys of issuer 'urn:osac:dev-issuer'"
+    )
+    clock.advance(timedelta(minutes=10) + verifier_module.CLOCK_SKEW - verifier_module.VERIFIED_MAX_AGE - timedelta(seconds=1))
+    assert (await verifier.verify(token)).user == "alice"  # inside the skew after exp, verified anew
+    clock.advance(timedelta(seconds=verifier_module.VERIFIED_MAX_AGE.total_seconds() // 2))
+    assert (await refused(verifier, token)).startswith("token expired at ")
+
+
+async def test_the_cache_keeps_the_most_recently_used_tokens(
+    verifier: TokenVerifier, dev_issuer: DevIssuer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from osac.auth import verifier as verifier_module
+
+    monkeypatch.setattr(verifier_module, "VERIFIED_CAPACITY", 3)
+    tokens = [dev_issuer.mint(f"user{i}", ["acme"], Role.TENANT_USER) for i in range(5)]
+    for token in tokens:
+        await verifier.verify(token)
+    assert list(verifier._verified) == tokens[2:]

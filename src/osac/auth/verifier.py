@@ -13,6 +13,8 @@ a public key as the secret, or `none`, would let anyone forge tokens.
 from __future__ import annotations
 
 import json
+import math
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -58,6 +60,23 @@ class _Issuer:
     config: TrustedIssuer | None
 
 
+#: How long a verified token is answered from memory at most (a withdrawn key or a changed issuer
+#: setting reaches a token already seen within this), and how many tokens are remembered (the
+#: least recently used goes first).
+VERIFIED_MAX_AGE = timedelta(seconds=60)
+VERIFIED_CAPACITY = 4096
+
+
+@dataclass(frozen=True)
+class _Verified:
+    subject: Subject
+    valid_from: float
+    valid_until: float
+
+    def holds_at(self, now: float) -> bool:
+        return self.valid_from <= now < self.valid_until
+
+
 class TokenVerifier:
     """Verifies bearer tokens of the trusted issuers and, when enabled, the development issuer.
 
@@ -77,6 +96,7 @@ class TokenVerifier:
         self._clock = clock
         self._issuers: dict[str, _Issuer] = {}
         self._keys: dict[tuple[str, str], jwt.PyJWK] = {}
+        self._verified: OrderedDict[str, _Verified] = OrderedDict()
         if dev_issuer is not None:
             self._issuers[dev_issuer.issuer] = _Issuer(StaticKeys(dev_issuer.jwks()), None)
         for config in trusted:
@@ -94,7 +114,34 @@ class TokenVerifier:
         return list(self._issuers)
 
     async def verify(self, authorization: str | None) -> Subject:
-        """The subject of a bearer token.
+        """The subject of a bearer token, from the cache of verified tokens when this exact token
+        was verified in the last ``VERIFIED_MAX_AGE`` and the clock is still inside its validity
+        window (``exp``/``nbf`` with ``CLOCK_SKEW``), else verified again.
+
+        :raises Unauthenticated: see ``verify_uncached``.
+        """
+        token = bearer_token(authorization)
+        now = self._clock.now().timestamp()
+        cached = self._verified.get(token)
+        if cached is not None and cached.holds_at(now):
+            self._verified.move_to_end(token)
+            return cached.subject
+        subject = await self.verify_uncached(token)
+        claims = jwt.decode(token, options={"verify_signature": False})
+        skew = CLOCK_SKEW.total_seconds()
+        expires, not_before = _timestamp(claims, "exp"), _timestamp(claims, "nbf")
+        self._verified[token] = _Verified(
+            subject,
+            valid_from=-math.inf if not_before is None else not_before - skew,
+            valid_until=min(math.inf if expires is None else expires + skew, now + VERIFIED_MAX_AGE.total_seconds()),
+        )
+        self._verified.move_to_end(token)
+        while len(self._verified) > VERIFIED_CAPACITY:
+            self._verified.popitem(last=False)
+        return subject
+
+    async def verify_uncached(self, authorization: str | None) -> Subject:
+        """The subject of a bearer token, verified now (signature, issuer, lifetime, claims).
 
         :param authorization: the `authorization` header (or gRPC metadata) value, `Bearer <jwt>`,
             or the bare token.
