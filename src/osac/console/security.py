@@ -1,7 +1,8 @@
 """Response headers and request checks that keep the console's sessions safe.
 
 - **Content-Security-Policy**: scripts, styles, fonts and connections from this origin only, no
-  inline script or style, no framing; plus ``nosniff`` and ``no-referrer``.
+  inline script or style, no framing; plus ``nosniff`` and ``same-origin`` referrers (with ``no-referrer`` a browser sends
+  ``Origin: null`` on its own form posts, which the origin check must refuse).
 - **CSRF**: a state-changing request (any method but GET/HEAD) is refused with 403 unless it
   carries the session's CSRF token (form field ``csrf`` or header ``X-CSRF-Token``) and, when the
   browser says where it comes from (``Origin``), comes from this origin. Before sign-in the
@@ -24,7 +25,7 @@ CONTENT_SECURITY_POLICY = (
 SECURITY_HEADERS = (
     (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
     (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
+    (b"referrer-policy", b"same-origin"),
     (b"x-frame-options", b"DENY"),
 )
 SAFE_METHODS = frozenset({"GET", "HEAD"})
