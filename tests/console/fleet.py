@@ -6,7 +6,8 @@ through the admin API (as the caas scenario tests do):
 - stalled: held in ControlPlaneStarting past its threshold (configured 2 s);
 - (each tenant's default subnet has VIPs for 7 clusters: acme gets 7, beta 5)
 - ready, degraded (``node_pool_failure``), stage unknown (``unreadable``);
-- deleting: held in DestroyingCloudResources by a teardown ``stall``.
+- deleting: held in DestroyingCloudResources by a teardown ``stall``;
+- and one running VM (``web-vm``, acme) with automatic external access.
 """
 
 from __future__ import annotations
@@ -144,4 +145,13 @@ def build_fleet(server: ConsoleServer) -> Fleet:
     add("deleting", []).append(by_name["old"])
     for name in ("prod", "live", "edge"):
         add("ready", []).append(by_name[name])
+
+    # One running VM with automatic external access.
+    vm = fleet.tenants["acme"].post(f"{PUBLIC}/compute_instances", json={
+        "metadata": {"name": "web-vm"}, "spec": {"template": "fedora", "auto_external_ip_attachment": True}})
+    assert vm.status_code == 200, vm.text
+    wait_for(fleet.admin, f"{PRIVATE}/compute_instances/{vm.json()['id']}",
+             lambda v: v.get("status", {}).get("state") == "COMPUTE_INSTANCE_STATE_RUNNING"
+             and bool(v["status"].get("external_ip_address")))
+    add("vm", []).append(("acme", str(vm.json()["id"])))
     return fleet

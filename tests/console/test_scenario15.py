@@ -243,3 +243,25 @@ def test_a_forged_cross_site_form_post_is_refused(fleet: Fleet, browser: Browser
     assert "refused" in attacker.content() or "session has ended" in attacker.content()
     assert fleet.cluster(cluster_id)["status"]["state"] == "CLUSTER_STATE_READY"
     assert "deletion_timestamp" not in fleet.cluster(cluster_id)["metadata"]
+
+
+def test_a_vm_detail_equals_the_api_and_stops_live(fleet: Fleet, browser: Browser) -> None:
+    (_, vm_id), = fleet.situations["vm"]
+    page = signed_in(browser, fleet.server, "tenant-admin", "acme", "alice")
+    page.goto(f"{fleet.server.url}/compute-instances/{vm_id}")
+    vm = fleet.tenants["acme"].get(f"{PUBLIC}/compute_instances/{vm_id}").json()
+    status = vm["status"]
+    expect(page.locator("[data-field=State]")).to_contain_text("Running")
+    expect(page.locator("[data-field='External IP']")).to_have_text(status["external_ip_address"])
+    expect(page.locator("[data-field='Internal IP']")).to_have_text(status["internal_ip_address"])
+    nics = [[t.strip() for t in row.locator("td").all_inner_texts()]
+            for row in page.locator("[data-testid=nics] tbody tr").all()]
+    expected = [[a["ip_address"], "yes" if a.get("primary") else "no"]
+                for a in status["compute_network_attachment_statuses"]]
+    assert [row[1:] for row in nics] == expected
+    assert all(row[0] == "default" for row in nics)  # the subnet's name, not its id
+    page.click("button:has-text('Stop')")
+    expect(page.locator("[role=status]")).to_have_text("Stop requested")
+    expect(page.locator("[data-field=State]")).to_contain_text("Stopped", timeout=10_000)
+    page.click("button:has-text('Start')")
+    expect(page.locator("[data-field=State]")).to_contain_text("Running", timeout=10_000)
