@@ -45,7 +45,7 @@ class VmDetail:
     conditions: tuple[ConditionRow, ...]
 
 
-def vm_row(vm: Message, now: datetime) -> VmRow:
+def vm_row(vm: Message, now: datetime, templates: dict[str, str] | None = None) -> VmRow:
     meta = vm.metadata  # type: ignore[attr-defined]
     status = vm.status  # type: ignore[attr-defined]
     return VmRow(
@@ -54,17 +54,17 @@ def vm_row(vm: Message, now: datetime) -> VmRow:
         tenant=meta.tenant,
         version=meta.version,
         state=state_label(COMPUTE_STATES, status.state),
-        template=vm.spec.template or "-",  # type: ignore[attr-defined]
+        template=(templates or {}).get(vm.spec.template, vm.spec.template) or "-",  # type: ignore[attr-defined]
         internal_ip=status.internal_ip_address or "-",
         external_ip=status.external_ip_address or "-",
         created=Moment.of(meta.creation_timestamp if meta.HasField("creation_timestamp") else None, now),
     )
 
 
-def vm_detail(vm: Message, now: datetime, subnet_names: dict[str, str]) -> VmDetail:
+def vm_detail(vm: Message, now: datetime, subnet_names: dict[str, str], templates: dict[str, str]) -> VmDetail:
     status = vm.status  # type: ignore[attr-defined]
     return VmDetail(
-        row=vm_row(vm, now),
+        row=vm_row(vm, now, templates),
         run_strategy=vm.spec.run_strategy or RUNNING,  # type: ignore[attr-defined]
         state_since=Moment.of(status.state_transition_time if status.HasField("state_transition_time") else None, now),
         last_restarted=Moment.of(status.last_restarted_at if status.HasField("last_restarted_at") else None, now),

@@ -79,7 +79,7 @@ def health_label(health_cell: str) -> Label:
         return Label(health_cell, "green")
     if health_cell in ("Unknown", "-"):
         return Label(health_cell, "grey")
-    if health_cell in ("Progressing", "Scaling", "Deleting"):
+    if health_cell in ("Provisioning", "Progressing", "Scaling", "Deleting"):
         return Label(health_cell, "blue")
     if health_cell == "Failed":
         return Label(health_cell, "red")

@@ -168,8 +168,9 @@ async def vm_list(visit: Visit) -> Response:
     expression = " && ".join(_common_filters(visit, query)
                              + _state_filter(query, COMPUTE_STATE_NAMES, "COMPUTE_INSTANCE_STATE_"))
     now = visit.now
+    templates = {t.id: t.metadata.name for t in (await visit.reads.all("compute_instance_template")).items}  # type: ignore[attr-defined]
     rows, listing = await _listing(visit, "compute_instance", query, expression, _vm_key(query.sort),
-                                   lambda items: [compute.vm_row(vm, now) for vm in items])
+                                   lambda items: [compute.vm_row(vm, now, templates) for vm in items])
     return visit.page("vms.html", title="Virtual machines", rows=rows, query=query,
                       pager=Pagination(query.page, query.per_page, listing.total), revision=listing.revision,
                       states=COMPUTE_STATE_NAMES, state_labels=COMPUTE_STATES, live_kinds=("compute_instance",))
@@ -195,7 +196,8 @@ async def vm_page(visit: Visit) -> Response:
     events = await visit.reads.events(f"this.object_id == {cel_string(vm_id)}", newest=10)
     vm = await visit.reads.get("compute_instance", vm_id)
     subnets = await visit.reads.names("subnet", [n.subnet for n in vm.status.compute_network_attachment_statuses])  # type: ignore[attr-defined]
-    detail = compute.vm_detail(vm, visit.now, subnets)
+    templates = await visit.reads.names("compute_instance_template", [vm.spec.template])  # type: ignore[attr-defined]
+    detail = compute.vm_detail(vm, visit.now, subnets, templates)
     return visit.page("vm.html", title=f"Virtual machine {detail.row.name}", v=detail,
                       events=[_event_row(e, visit.now) for e in events.items], revision=events.revision,
                       object_id=vm_id, shown_version=detail.row.version, live_kinds=("compute_instance",), notice=visit.request.query_params.get("notice"))
