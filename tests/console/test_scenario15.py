@@ -265,3 +265,20 @@ def test_a_vm_detail_equals_the_api_and_stops_live(fleet: Fleet, browser: Browse
     expect(page.locator("[data-field=State]")).to_contain_text("Stopped", timeout=10_000)
     page.click("button:has-text('Start')")
     expect(page.locator("[data-field=State]")).to_contain_text("Running", timeout=10_000)
+
+
+def test_a_refused_subnet_delete_shows_the_servers_message(fleet: Fleet, browser: Browser) -> None:
+    client = fleet.tenants["acme"]
+    subnet = next(s for s in client.get(f"{PUBLIC}/subnets").json()["items"] if s["metadata"]["name"] == "default")
+    refusal = client.delete(f"{PUBLIC}/subnets/{subnet['id']}", headers={"x-dry-run": "true"})
+    assert refusal.status_code >= 400, refusal.text  # the VM and the clusters sit on it
+    page = signed_in(browser, fleet.server, "tenant-admin", "acme", "alice")
+    page.goto(f"{fleet.server.url}/networking/subnets")
+    row = page.locator(f"[data-testid=subnets] tr[data-object-id='{subnet['id']}']")
+    expect(row).to_contain_text(subnet["spec"]["ipv4_cidr"])
+    row.locator("text=Delete…").click()
+    with page.expect_response(lambda r: r.request.method == "POST") as answer:
+        page.click("button:has-text('Delete')")
+    assert answer.value.status == refusal.status_code
+    expect(page.locator("[data-testid=error]")).to_have_text(refusal.json()["message"])
+    assert client.get(f"{PUBLIC}/subnets/{subnet['id']}").json().get("metadata", {}).get("deletion_timestamp") is None

@@ -49,6 +49,14 @@ COMPUTE_STATE_NAMES: dict[str, int] = {
     "DELETE_FAILED": 8,
 }
 
+SUBNET_STATES: dict[int, Label] = {
+    1: Label("Pending", "blue"),
+    2: Label("Ready", "green"),
+    3: Label("Failed", "red"),
+    4: Label("Deleting", "grey"),
+    5: Label("Delete failed", "red"),
+}
+
 NODE_SET_STATES: dict[int, Label] = {
     1: Label("PROVISIONING", "blue"),
     2: Label("READY", "green"),

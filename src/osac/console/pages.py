@@ -16,7 +16,7 @@ from google.protobuf.message import Message
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from osac.console import clusters, compute
+from osac.console import clusters, compute, networking
 from osac.console.labels import (
     CLUSTER_STATE_NAMES,
     CLUSTER_STATES,
@@ -176,6 +176,16 @@ async def vm_list(visit: Visit) -> Response:
                       states=COMPUTE_STATE_NAMES, state_labels=COMPUTE_STATES, live_kinds=("compute_instance",))
 
 
+async def subnet_list(visit: Visit) -> Response:
+    query = parse_query(visit.request.query_params, (CREATED,), ("name", "tenant"))
+    expression = " && ".join(_common_filters(visit, query))
+    listing = await visit.reads.page("subnet", offset=query.offset, limit=query.per_page, filter=expression)
+    networks = await visit.reads.names("virtual_network", [s.spec.virtual_network for s in listing.items])  # type: ignore[attr-defined]
+    return visit.page("subnets.html", title="Subnets", rows=[networking.subnet_row(s, networks) for s in listing.items],
+                      query=query, pager=Pagination(query.page, query.per_page, listing.total),
+                      revision=listing.revision, live_kinds=("subnet",), notice=visit.request.query_params.get("notice"))
+
+
 # -- details ---------------------------------------------------------------------------------------
 
 
@@ -259,17 +269,18 @@ async def scale_cluster(visit: Visit) -> Response:
 
 
 async def confirm_delete(visit: Visit) -> Response:
-    kind, collection = _kind_of(visit)
+    kind, collection, noun = _kind_of(visit)
     obj = await visit.reads.get(kind, visit.request.path_params["id"])
+    back = f"/{collection}" if kind == "subnet" else f"/{collection}/{obj.id}"  # type: ignore[attr-defined]
     return visit.page("confirm_delete.html", title=f"Delete {obj.metadata.name}", obj=obj,  # type: ignore[attr-defined]
-                      collection=collection, what="cluster" if kind == "cluster" else "virtual machine")
+                      collection=collection, what=noun, back=back)
 
 
 async def delete_object(visit: Visit) -> Response:
-    kind, collection = _kind_of(visit)
+    kind, collection, _ = _kind_of(visit)
     object_id = visit.request.path_params["id"]
     await visit.reads.deps.services[kind].delete(visit.caller, object_id)
-    return _back(f"/{collection}/{object_id}", "Deletion requested")
+    return _back(f"/{collection}" if kind == "subnet" else f"/{collection}/{object_id}", "Deletion requested")
 
 
 async def kubeconfig(visit: Visit) -> Response:
@@ -297,9 +308,19 @@ async def vm_action(visit: Visit) -> Response:
     return _back(f"/compute-instances/{vm_id}", f"{action.capitalize()} requested")
 
 
-def _kind_of(visit: Visit) -> tuple[str, str]:
-    collection = visit.request.url.path.strip("/").split("/")[0]
-    return ("cluster" if collection == "clusters" else "compute_instance"), collection
+#: The deletable kinds by the first part(s) of their console path, with their list's path and noun.
+DELETABLE = {"clusters": ("cluster", "clusters", "cluster"),
+             "compute-instances": ("compute_instance", "compute-instances", "virtual machine"),
+             "networking/subnets": ("subnet", "networking/subnets", "subnet")}
+
+
+def _kind_of(visit: Visit) -> tuple[str, str, str]:
+    """(kind, collection path, noun) of the object a delete URL names."""
+    path = visit.request.url.path.strip("/")
+    for prefix, found in DELETABLE.items():
+        if path.startswith(prefix + "/"):
+            return found
+    raise NotFound(f"nothing to delete at /{path}")
 
 
 def _back(path: str, notice: str) -> Response:
