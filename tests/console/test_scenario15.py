@@ -282,3 +282,37 @@ def test_a_refused_subnet_delete_shows_the_servers_message(fleet: Fleet, browser
     assert answer.value.status == refusal.status_code
     expect(page.locator("[data-testid=error]")).to_have_text(refusal.json()["message"])
     assert client.get(f"{PUBLIC}/subnets/{subnet['id']}").json().get("metadata", {}).get("deletion_timestamp") is None
+
+
+def test_a_vm_created_through_the_form_runs_with_its_addresses_then_is_deleted(fleet: Fleet, browser: Browser) -> None:
+    page = signed_in(browser, fleet.server, "tenant-admin", "acme", "alice")
+    page.goto(f"{fleet.server.url}/compute-instances")
+    page.click("text=Create virtual machine")
+    page.fill("#name", "form-vm")
+    page.select_option("#template", "fedora")
+    page.check("#external_access")
+    page.click("button:has-text('Create')")
+    expect(page.locator("[role=status]")).to_have_text("Virtual machine created")
+    expect(page.locator("[data-field=State]")).to_contain_text("Running", timeout=20_000)
+    vm_id = page.url.split("/compute-instances/", 1)[1].split("?", 1)[0]
+    vm = fleet.tenants["acme"].get(f"{PUBLIC}/compute_instances/{vm_id}").json()
+    expect(page.locator("[data-field='External IP']")).not_to_have_text("-", timeout=20_000)
+    vm = fleet.tenants["acme"].get(f"{PUBLIC}/compute_instances/{vm_id}").json()
+    expect(page.locator("[data-field='External IP']")).to_have_text(vm["status"]["external_ip_address"])
+    expect(page.locator("[data-field='Internal IP']")).to_have_text(vm["status"]["internal_ip_address"])
+    page.click("text=Delete…")
+    page.click("button:has-text('Delete')")
+    expect(page.locator("[role=status]")).to_have_text("Deletion requested")
+    deadline = time.monotonic() + 30
+    while fleet.tenants["acme"].get(f"{PUBLIC}/compute_instances/{vm_id}").status_code != 404:
+        assert time.monotonic() < deadline, "the VM was never archived"
+        time.sleep(0.1)
+
+
+def test_a_refused_vm_create_names_the_field(fleet: Fleet, browser: Browser) -> None:
+    page = signed_in(browser, fleet.server, "tenant-admin", "acme", "alice")
+    page.goto(f"{fleet.server.url}/compute-instances/new")
+    page.fill("#name", "web-vm")  # taken
+    page.click("button:has-text('Create')")
+    expect(page.locator("[data-testid=error]")).to_contain_text("web-vm")
+    expect(page.locator("#name")).to_have_value("web-vm")

@@ -234,6 +234,8 @@ def build_console(deps: ConsoleDeps) -> Starlette:
         Route("/clusters/{id}/delete", page(pages.delete_object), methods=["POST"]),
         Route("/clusters/{id}/kubeconfig", page(pages.kubeconfig), methods=["GET"]),
         Route("/compute-instances", page(pages.vm_list), methods=["GET"]),
+        Route("/compute-instances/new", page(pages.new_vm), methods=["GET"]),
+        Route("/compute-instances/new", page(pages.create_vm), methods=["POST"]),
         Route("/compute-instances/{id}", page(pages.vm_page), methods=["GET"]),
         Route("/compute-instances/{id}/delete", page(pages.confirm_delete), methods=["GET"]),
         Route("/compute-instances/{id}/delete", page(pages.delete_object), methods=["POST"]),

@@ -28,7 +28,7 @@ from osac.console.security import form_fields
 from osac.console.sessions import Session
 from osac.console.tables import CREATED, Pagination, TableQuery, cel_string, parse_query
 from osac.services.core.context import Caller
-from osac.services.core.errors import InvalidArgument, NotFound, PermissionDenied
+from osac.services.core.errors import InvalidArgument, NotFound, PermissionDenied, ServiceError
 
 STALLED_FILTER = "this.status.conditions.exists(c, c.type == 1 && c.reason == 'Stalled')"
 STAGE_UNKNOWN_FILTER = "this.status.conditions.exists(c, c.type == 1 && c.reason == 'StageUnknown')"
@@ -211,6 +211,42 @@ async def vm_page(visit: Visit) -> Response:
     return visit.page("vm.html", title=f"Virtual machine {detail.row.name}", v=detail,
                       events=[_event_row(e, visit.now) for e in events.items], revision=events.revision,
                       object_id=vm_id, shown_version=detail.row.version, live_kinds=("compute_instance",), notice=visit.request.query_params.get("notice"))
+
+
+# -- create forms ----------------------------------------------------------------------------------
+
+
+async def vm_form(visit: Visit, error: str = "", values: dict[str, str] | None = None, status: int = 200) -> Response:
+    templates = sorted(t.metadata.name for t in (await visit.reads.all("compute_instance_template")).items)  # type: ignore[attr-defined]
+    types = sorted(t.metadata.name for t in (await visit.reads.all("instance_type")).items)  # type: ignore[attr-defined]
+    response = visit.page("vm_new.html", title="Create a virtual machine", templates=templates, instance_types=types,
+                          error=error, values=values or {}, tenant_choices=visit.caller.subject.tenants)
+    response.status_code = status
+    return response
+
+
+async def new_vm(visit: Visit) -> Response:
+    return await vm_form(visit)
+
+
+async def create_vm(visit: Visit) -> Response:
+    """A compute instance from a template; omitted network attachments are the tenant's defaults
+    (the server fills them in), external access in the same call when the box is ticked."""
+    form = await _form(visit)
+    service = visit.reads.deps.services["compute_instance"]
+    vm = visit.reads.deps.services["compute_instance"].kind.private_class()()
+    vm.metadata.name = form.get("name", "").strip()  # type: ignore[attr-defined]
+    if form.get("tenant"):
+        vm.metadata.tenant = form["tenant"]  # type: ignore[attr-defined]
+    vm.spec.template = form.get("template", "")  # type: ignore[attr-defined]
+    if form.get("instance_type"):
+        vm.spec.instance_type = form["instance_type"]  # type: ignore[attr-defined]
+    vm.spec.auto_external_ip_attachment = form.get("external_access") == "on"  # type: ignore[attr-defined]
+    try:
+        created = await service.create(visit.caller, vm)
+    except ServiceError as error:
+        return await vm_form(visit, error.message, form, error.http_status)
+    return _back(f"/compute-instances/{created.id}", "Virtual machine created")  # type: ignore[attr-defined]
 
 
 # -- admin lists -----------------------------------------------------------------------------------
