@@ -198,3 +198,19 @@ def test_bad_list_parameters_name_the_parameter(served: ConsoleServer) -> None:
         page = browser.get("/clusters", params={"tenant": "beta"})
         assert page.status_code == 400 and "tenant:" in said(page)
         assert browser.get("/admin/stalled").status_code == 403
+
+
+def test_a_session_ends_with_its_token(served: ConsoleServer) -> None:
+    issuer = served.application.dev_issuer
+    assert issuer is not None
+    token = issuer.mint("dora", ["acme"], Role.TENANT_ADMIN, ttl=timedelta(minutes=5))
+    with served.browser_client() as browser:
+        assert browser.get(code_url(served, token)).status_code == 303
+        assert browser.get("/").status_code == 200
+        clock = served.application.clock
+        assert isinstance(clock, FakeClock)
+        clock.advance(timedelta(minutes=6))
+        expired = browser.get("/clusters")
+        assert expired.status_code == 303 and expired.headers["location"] == "/console/sign-in?next=/clusters"
+        refused = browser.post("/console/sign-out", data={"csrf": "x"})
+        assert refused.status_code in (303, 401)
