@@ -214,3 +214,19 @@ def test_a_session_ends_with_its_token(served: ConsoleServer) -> None:
         assert expired.status_code == 303 and expired.headers["location"] == "/console/sign-in?next=/clusters"
         refused = browser.post("/console/sign-out", data={"csrf": "x"})
         assert refused.status_code in (303, 401)
+
+
+def test_a_tenant_user_is_not_offered_what_the_api_refuses(served: ConsoleServer) -> None:
+    with served.browser_client() as browser:
+        sign_in_dev(browser, "tenant-user", "acme", "uma")
+        page = browser.get("/compute-instances")
+        assert page.status_code == 200
+        user_offers = "Create virtual machine" in page.text
+    token = served.token(Role.TENANT_USER, ("acme",), user="uma")
+    with served.api(token) as api:
+        refused = api.post("/api/fulfillment/v1/compute_instances", headers={"x-dry-run": "true"},
+                           json={"metadata": {"name": "x"}, "spec": {"template": "fedora"}}).status_code == 403
+    assert user_offers != refused
+    with served.browser_client() as browser:
+        sign_in_dev(browser, "tenant-admin", "acme", "alice")
+        assert "Create virtual machine" in browser.get("/compute-instances").text

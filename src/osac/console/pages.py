@@ -16,6 +16,7 @@ from google.protobuf.message import Message
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
+from osac.auth import policy
 from osac.console import clusters, compute, networking
 from osac.console.labels import (
     CLUSTER_STATE_NAMES,
@@ -27,6 +28,8 @@ from osac.console.reads import Listing, Reads
 from osac.console.security import form_fields
 from osac.console.sessions import Session
 from osac.console.tables import CREATED, Pagination, TableQuery, cel_string, parse_query
+from osac.model.kinds import Method
+from osac.services.core import access
 from osac.services.core.context import Caller
 from osac.services.core.errors import InvalidArgument, NotFound, PermissionDenied, ServiceError
 
@@ -54,6 +57,17 @@ class Visit:
 
     def page(self, template: str, **context: Any) -> Response:
         return self.render(template, self, **context)
+
+    def allows(self, kind: str, method: Method | policy.Method, obj: Message | None = None) -> bool:
+        """Whether the API would let the caller do ``method`` (on ``obj``): a page never offers
+        what the API would refuse."""
+        labels = dict(obj.metadata.labels) if obj is not None else None  # type: ignore[attr-defined]
+        tenant = obj.metadata.tenant if obj is not None else None  # type: ignore[attr-defined]
+        try:
+            access.authorize(self.caller, kind, method, labels=labels, tenant=tenant)
+        except PermissionDenied:
+            return False
+        return True
 
 
 Handler = Callable[[Visit], Awaitable[Response]]
@@ -173,7 +187,8 @@ async def vm_list(visit: Visit) -> Response:
                                    lambda items: [compute.vm_row(vm, now, templates) for vm in items])
     return visit.page("vms.html", title="Virtual machines", rows=rows, query=query,
                       pager=Pagination(query.page, query.per_page, listing.total), revision=listing.revision,
-                      states=COMPUTE_STATE_NAMES, state_labels=COMPUTE_STATES, live_kinds=("compute_instance",))
+                      states=COMPUTE_STATE_NAMES, state_labels=COMPUTE_STATES, live_kinds=("compute_instance",),
+                      can_create=visit.allows("compute_instance", Method.CREATE))
 
 
 async def subnet_list(visit: Visit) -> Response:
@@ -181,7 +196,9 @@ async def subnet_list(visit: Visit) -> Response:
     expression = " && ".join(_common_filters(visit, query))
     listing = await visit.reads.page("subnet", offset=query.offset, limit=query.per_page, filter=expression)
     networks = await visit.reads.names("virtual_network", [s.spec.virtual_network for s in listing.items])  # type: ignore[attr-defined]
+    deletable = {s.id for s in listing.items if visit.allows("subnet", Method.DELETE, s)}  # type: ignore[attr-defined]
     return visit.page("subnets.html", title="Subnets", rows=[networking.subnet_row(s, networks) for s in listing.items],
+                      deletable=deletable,
                       query=query, pager=Pagination(query.page, query.per_page, listing.total),
                       revision=listing.revision, live_kinds=("subnet",), notice=visit.request.query_params.get("notice"))
 
@@ -196,7 +213,10 @@ async def cluster_page(visit: Visit) -> Response:
     host_type_ids = [ns.host_type for ns in cluster.spec.node_sets.values()]  # type: ignore[attr-defined]
     host_types = await visit.reads.names("host_type", host_type_ids)
     detail = clusters.cluster_detail(cluster, visit.now, host_types)
-    return visit.page("cluster.html", title=f"Cluster {detail.row.name}", c=detail,
+    can = {"scale": visit.allows("cluster", Method.UPDATE, cluster),
+           "delete": visit.allows("cluster", Method.DELETE, cluster),
+           "kubeconfig": visit.allows("cluster", policy.Method.GET_KUBECONFIG, cluster)}
+    return visit.page("cluster.html", title=f"Cluster {detail.row.name}", c=detail, can=can,
                       events=[_event_row(e, visit.now) for e in events.items], revision=events.revision,
                       object_id=cluster_id, shown_version=detail.row.version, live_kinds=("cluster",), notice=visit.request.query_params.get("notice"))
 
@@ -208,7 +228,9 @@ async def vm_page(visit: Visit) -> Response:
     subnets = await visit.reads.names("subnet", [n.subnet for n in vm.status.compute_network_attachment_statuses])  # type: ignore[attr-defined]
     templates = await visit.reads.names("compute_instance_template", [vm.spec.template])  # type: ignore[attr-defined]
     detail = compute.vm_detail(vm, visit.now, subnets, templates)
-    return visit.page("vm.html", title=f"Virtual machine {detail.row.name}", v=detail,
+    can = {"update": visit.allows("compute_instance", Method.UPDATE, vm),
+           "delete": visit.allows("compute_instance", Method.DELETE, vm)}
+    return visit.page("vm.html", title=f"Virtual machine {detail.row.name}", v=detail, can=can,
                       events=[_event_row(e, visit.now) for e in events.items], revision=events.revision,
                       object_id=vm_id, shown_version=detail.row.version, live_kinds=("compute_instance",), notice=visit.request.query_params.get("notice"))
 
