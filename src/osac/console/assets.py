@@ -31,9 +31,10 @@ def node_modules_candidates() -> list[Path]:
     return found
 
 
-def patternfly_dir() -> Path | None:
-    """The PatternFly package folder, or None (logged) when it is not installed."""
-    for node_modules in node_modules_candidates():
+def patternfly_dir(candidates: list[Path] | None = None) -> Path | None:
+    """The PatternFly package folder in the first of ``candidates`` (default
+    ``node_modules_candidates()``) that has it, or None (logged) when none has."""
+    for node_modules in node_modules_candidates() if candidates is None else candidates:
         folder = node_modules / PATTERNFLY
         if (folder / STYLESHEET).is_file():
             return folder
