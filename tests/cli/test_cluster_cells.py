@@ -15,21 +15,14 @@ from google.protobuf.message import Message
 
 from osac.cli import main  # noqa: F401  (adds the cluster formatters to render.FORMATTERS)
 from osac.cli.cluster_clock import reference_now
-from osac.cli.cluster_describe import (
-    condition_rows,
-    control_plane_text,
-    duration_text,
-    node_set_rows,
-    stage_text,
-    state_text,
-    workers_text,
-)
+from osac.cli.cluster_describe import condition_rows, node_set_rows, state_text
 from osac.cli.cluster_wait import Goal, node_set_counts, progress, verdict
 from osac.cli.errors import CliError
 from osac.cli.fields import descriptor_of
 from osac.cli.render import CellContext, cell
 from osac.cli.tables import columns_for
 from osac.model import protos, registry
+from osac.status.clusters.summary import control_plane_text, duration_text, stage_text, workers_text
 
 CELLS_GOLDEN = Path(__file__).resolve().parents[1] / "status" / "golden" / "cluster_cells.json"
 CLUSTER = registry.get("cluster")

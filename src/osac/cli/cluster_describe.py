@@ -1,32 +1,18 @@
 """``osac describe cluster``: the fixed layout of cluster-status.md §14, never YAML or JSON.
 
 Everything here is rendering of what the API returned; the CLI derives nothing beyond the two
-cell rules (``osac.status.clusters.cells`` via ``cluster_columns``). Names of referenced objects
-(host types, subnet, security groups) and the events are looked up by ``cluster_lookups`` and
-handed in as ``ClusterLookups``, so the same object always prints the same way for a given
-``now``.
-
-Choices the spec leaves open:
-
-- **Stall threshold.** The CLI cannot read the server's configuration (host-type overrides,
-  changed defaults). It shows the threshold the PROGRESSING message states (``(threshold 60m)``,
-  written by the derivation with the override applied) and otherwise the §9.1 default of the
-  stage. A stage without a default (a token a newer server added) shows no threshold.
-- **Stage markers.** ``STALLED`` when PROGRESSING's reason is ``Stalled``; ``UNKNOWN`` when it is
-  ``StageUnknown`` (the stage shown is the last known one and no stall timing runs). A threshold
-  is shown only while PROGRESSING is TRUE, the only time a stage can stall.
-- **Health breakdown.** Control plane: ``Available`` when CONTROL_PLANE_AVAILABLE is TRUE, else
-  its reason; ``(degraded)`` is added when DEGRADED says ``ControlPlaneDegraded``. Workers:
-  ``Ready`` when WORKERS_READY is TRUE, ``Degraded (node set gpu)`` naming the DEGRADED node
-  sets, ``Scaling (node set workers)`` naming those scaling or provisioning, else its reason.
+cell rules (``osac.status.clusters.cells`` via ``cluster_columns``) and the display rules the web
+console shares (``osac.status.clusters.summary``: the stage line, the health breakdown, ages).
+Names of referenced objects (host types, subnet, security groups) and the events are looked up by
+``cluster_lookups`` and handed in as ``ClusterLookups``, so the same object always prints the
+same way for a given ``now``.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -34,35 +20,23 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from osac.cli.cluster_columns import health_cell
 from osac.cli.cluster_events import EVENT_HEADERS, event_rows
 from osac.cli.fields import descriptor_of, enum_label, enum_type_of
-from osac.cli.render import EMPTY, age
-from osac.status.clusters.terms import (
-    CONTROL_PLANE_AVAILABLE,
-    DEGRADED,
-    NODE_SET_DEGRADED,
-    NODE_SET_PROVISIONING,
-    NODE_SET_SCALING,
-    PROGRESSING,
-    STAGE_UNKNOWN,
-    STALLED,
-    WORKERS_READY,
+from osac.cli.render import EMPTY
+from osac.status.clusters.summary import (
+    age_of,
+    control_plane_text,
+    stage_text,
+    status_text,
+    workers_text,
 )
-from osac.status.clusters.thresholds import DEFAULT_STALL_THRESHOLDS, parse_threshold
 
 LABEL_WIDTH = 18
 SUB_INDENT = "  "
 #: Columns of the tables in this view are two spaces apart (the §14 layout).
 GAP = "  "
-TRUE = 1
-FALSE = 2
-CONTROL_PLANE_DEGRADED = "ControlPlaneDegraded"
-WORKERS_DEGRADED = "WorkersDegraded"
-WORKERS_SCALING = "Scaling"
 NONE_LINE = "(none)"
 
 NODE_SET_HEADERS = ("NODE SET", "HOST TYPE", "SIZE", "DESIRED", "CURRENT", "READY", "STATE", "FABRIC IF")
 CONDITION_HEADERS = ("TYPE", "STATUS", "REASON", "SINCE", "MESSAGE")
-
-_THRESHOLD = re.compile(r"\(threshold ([0-9][0-9.hms]*)\)")
 
 
 @dataclass(frozen=True)
@@ -115,81 +89,7 @@ def state_text(status: Message, now: datetime) -> str:
     if not status.HasField("state_transition_time"):
         return state
     since = status.state_transition_time  # type: ignore[attr-defined]
-    return f"{state} (since {_moment(since)}, {_age(since, now)} ago)"
-
-
-def stage_text(status: Message, now: datetime) -> str:
-    """``WorkersJoining for 23m  STALLED (threshold 20m)``; ``-`` when no stage is under way."""
-    progressing = _condition(status, PROGRESSING)
-    reason = progressing.reason if progressing is not None else ""  # type: ignore[attr-defined]
-    stage = status.stage  # type: ignore[attr-defined]
-    text = stage or EMPTY
-    if stage and status.HasField("stage_entered_at"):
-        text += f" for {_age(status.stage_entered_at, now)}"  # type: ignore[attr-defined]
-    if reason == STAGE_UNKNOWN:
-        return f"{text}  UNKNOWN (last known stage; signals unavailable)"
-    if not stage or progressing is None or progressing.status != TRUE:  # type: ignore[attr-defined]
-        return text
-    threshold = stall_threshold(stage, progressing.message)  # type: ignore[attr-defined]
-    limit = f"(threshold {duration_text(threshold)})" if threshold is not None else ""
-    if reason == STALLED:
-        return f"{text}  STALLED {limit}".rstrip()
-    return f"{text} {limit}".rstrip()
-
-
-def stall_threshold(stage: str, message: str) -> timedelta | None:
-    """The threshold the PROGRESSING message states, else the §9.1 default of ``stage``."""
-    match = _THRESHOLD.search(message or "")
-    if match:
-        try:
-            return parse_threshold(match.group(1), "threshold")
-        except ValueError:
-            pass
-    return DEFAULT_STALL_THRESHOLDS.get(stage)
-
-
-def duration_text(delta: timedelta) -> str:
-    """``20m``, ``1h``, ``1h30m``, ``45s``: a threshold as an operator configures one."""
-    seconds = int(delta.total_seconds())
-    hours, rest = divmod(seconds, 3600)
-    minutes, seconds = divmod(rest, 60)
-    parts = [f"{value}{unit}" for value, unit in ((hours, "h"), (minutes, "m"), (seconds, "s")) if value]
-    return "".join(parts) or "0s"
-
-
-def control_plane_text(status: Message) -> str:
-    cp = _condition(status, CONTROL_PLANE_AVAILABLE)
-    if cp is None:
-        return EMPTY
-    text = "Available" if cp.status == TRUE else (cp.reason or _status_text(cp.status))  # type: ignore[attr-defined]
-    degraded = _condition(status, DEGRADED)
-    if degraded is not None and degraded.status == TRUE and degraded.reason == CONTROL_PLANE_DEGRADED:  # type: ignore[attr-defined]
-        text += " (degraded)"
-    return text
-
-
-def workers_text(status: Message) -> str:
-    wr = _condition(status, WORKERS_READY)
-    if wr is None:
-        return EMPTY
-    if wr.status == TRUE:  # type: ignore[attr-defined]
-        return "Ready"
-    reason = wr.reason  # type: ignore[attr-defined]
-    if reason == WORKERS_DEGRADED:
-        return "Degraded" + _naming(_node_sets_in(status, {NODE_SET_DEGRADED}))
-    if reason == WORKERS_SCALING:
-        return "Scaling" + _naming(_node_sets_in(status, {NODE_SET_SCALING, NODE_SET_PROVISIONING}))
-    return reason or _status_text(wr.status)  # type: ignore[attr-defined]
-
-
-def _node_sets_in(status: Message, states: set[int]) -> list[str]:
-    return sorted(key for key, node_set in status.node_sets.items() if node_set.state in states)  # type: ignore[attr-defined]
-
-
-def _naming(keys: list[str]) -> str:
-    if not keys:
-        return ""
-    return f" (node set{'s' if len(keys) > 1 else ''} {', '.join(keys)})"
+    return f"{state} (since {_moment(since)}, {age_of(since, now)} ago)"
 
 
 # -- the tables ------------------------------------------------------------------------------------
@@ -228,9 +128,9 @@ def condition_rows(status: Message, now: datetime) -> list[list[str]]:
     for item in status.conditions:  # type: ignore[attr-defined]
         rows.append([
             condition_type_text(item),
-            _status_text(item.status),
+            status_text(item.status),
             item.reason or EMPTY,
-            _age(item.last_transition_time, now) if item.HasField("last_transition_time") else EMPTY,
+            age_of(item.last_transition_time, now) if item.HasField("last_transition_time") else EMPTY,
             item.message,
         ])
     return rows
@@ -243,10 +143,6 @@ def condition_type_text(item: Message) -> str:
     if label == EMPTY or label.lstrip("-").isdigit():
         return label
     return "".join(word.capitalize() for word in label.split("_"))
-
-
-def _status_text(number: int) -> str:
-    return {TRUE: "True", FALSE: "False", 0: EMPTY}.get(number, str(number))
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
@@ -266,10 +162,6 @@ def _row(label: str, text: str) -> str:
     return f"{label + ':':<{LABEL_WIDTH}}{text}"
 
 
-def _condition(status: Message, condition_type: int) -> Message | None:
-    return next((c for c in status.conditions if c.type == condition_type), None)  # type: ignore[attr-defined]
-
-
 def _enum_text(message: Message, name: str) -> str:
     """An enum field without its prefix; an unknown number raw, 0 (not set) ``-``."""
     number = getattr(message, name)
@@ -280,8 +172,3 @@ def _enum_text(message: Message, name: str) -> str:
 
 def _moment(stamp: Timestamp) -> str:
     return stamp.ToDatetime(tzinfo=UTC).strftime("%Y-%m-%d %H:%M:%SZ")
-
-
-def _age(stamp: Timestamp, now: datetime) -> str:
-    return age(now - stamp.ToDatetime(tzinfo=UTC))
-

@@ -20,13 +20,13 @@ from google.protobuf.message import Message
 
 from osac.cli.client import KindClient
 from osac.cli.cluster_columns import stage_cell
-from osac.cli.cluster_describe import duration_text
 from osac.cli.cluster_follow import FollowTimeout, changes, snapshot
 from osac.cli.errors import ApiError, CliError
 from osac.cli.fields import value_at
 from osac.cli.kinds import describe_object
 from osac.cli.render import EMPTY, state_label
 from osac.model.kinds import Kind
+from osac.status.clusters.summary import duration_text
 
 DEFAULT_TIMEOUT = timedelta(minutes=30)
 READY = "READY"

@@ -36,7 +36,6 @@ from google.protobuf.duration_pb2 import Duration
 
 from osac.api.public.v1.cluster_type_pb2 import ClusterStatus
 from osac.api.public.v1.lifecycle_event_type_pb2 import LifecycleEvent
-from osac.cli.cluster_describe import duration_text
 from osac.cli.cluster_events import type_label
 from osac.cli.errors import CliError, report, reports_errors
 from osac.cli.render import table_lines
@@ -51,6 +50,7 @@ from osac.status.clusters.derivation import (
     view_from_status,
 )
 from osac.status.clusters.signals import NODE_SET_LABEL
+from osac.status.clusters.summary import duration_text
 
 #: Exit code of input the user must fix, as for Click's usage errors.
 EXIT_BAD_INPUT = 2

@@ -40,6 +40,7 @@ from osac.cli.cluster_lookups import look_up
 from osac.cli.cluster_wait import DEFAULT_TIMEOUT, Goal, ProgressLine, wait_for
 from osac.cli.config import SavedLogin, load_login, save_login
 from osac.cli.connection import DEFAULT_ADDRESS, NOT_LOGGED_IN, Connection, resolve_target, split_address
+from osac.cli.console_sign_in import console_url, sign_in_url
 from osac.cli.debug import debug_app
 from osac.cli.describe import AUTO_PARENTS, Related, describe_lines
 from osac.cli.errors import ApiError, CliError, reports_errors
@@ -254,6 +255,32 @@ def whoami(address: AddressOption = None, token: TokenOption = None, plaintext: 
     with Connection(target) as connection:
         check_server(connection)
     typer.echo("Status:   the server accepts the token")
+
+
+@app.command()
+@reports_errors
+def console(
+    no_browser: Annotated[bool, typer.Option("--no-browser", help="Only print the sign-in URL.")] = False,
+    url: Annotated[
+        str | None,
+        typer.Option("--url", envvar="OSAC_CONSOLE_URL",
+                     help="The web console's URL (default: the server's host, HTTP port = gRPC port + 1)."),
+    ] = None,
+    address: AddressOption = None,
+    token: TokenOption = None,
+) -> None:
+    """Sign in to the web console as the CLI's identity: a one-time URL valid for 60 s (last line)."""
+    target = resolve_target(address, token)
+    if not target.token:
+        raise CliError(NOT_LOGGED_IN.format(address=target.address))
+    link = sign_in_url(console_url(target.address, url), target.token)
+    if not no_browser:
+        import webbrowser
+
+        with contextlib.suppress(Exception):
+            if webbrowser.open(link):
+                typer.echo("Opened the sign-in link in your browser; if it did not open, use:")
+    typer.echo(link)
 
 
 # -- reading ---------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from osac.cli.kinds import display_name
 from osac.cli.rules import short_rule
 from osac.cli.tables import Column
 from osac.model import registry
+from osac.status.clusters import summary
 
 EMPTY = "-"
 COLUMN_GAP = "   "
@@ -149,12 +150,8 @@ FORMATTERS: dict[str, Formatter] = {
 
 
 def age(delta: Any) -> str:
-    """``45s``, ``12m``, ``3h``, ``2d`` (kubectl's AGE)."""
-    seconds = max(0, int(delta.total_seconds()))
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size * (2 if unit != "m" else 1):
-            return f"{seconds // size}{unit}"
-    return f"{seconds}s"
+    """``45s``, ``12m``, ``3h``, ``2d`` (kubectl's AGE; shared with the web console)."""
+    return summary.age(delta)
 
 
 def cell(obj: Message, column: Column, context: CellContext) -> str:

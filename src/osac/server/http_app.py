@@ -1,4 +1,4 @@
-"""The HTTP application: REST gateway, watch streams, OpenAPI, health and metrics."""
+"""The HTTP application: REST gateway, watch streams, OpenAPI, health, metrics and the web console."""
 
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from osac.console.app import build_console
+from osac.console.deps import ConsoleDeps
 from osac.server import openapi
 from osac.server.rest import build_routes, error_body, error_response, message_json, route_handler
 from osac.server.simulator_api import simulator_rest_routes
@@ -48,7 +50,7 @@ class InternalErrors:
 def build_http_app(application: Application) -> Starlette:
     by_service = application.endpoints.by_service
     rest_routes = build_routes(by_service) + simulator_rest_routes(by_service)
-    routes: list[Route] = [
+    routes: list[BaseRoute] = [
         Route(route.path, route_handler(route, application.authenticator), methods=[route.http_method])
         for route in rest_routes
     ]
@@ -104,4 +106,13 @@ def build_http_app(application: Application) -> Starlette:
         Route("/metrics", metrics, methods=["GET"]),
         Route("/openapi.json", openapi_json, methods=["GET"]),
     ]
+    # The web console answers every path the API does not (docs/console.md).
+    routes.append(Mount("/", app=build_console(ConsoleDeps(
+        services=application.services,
+        events=application.events,
+        lifecycle_events=application.lifecycle_events,
+        verify=application.verifier.verify,
+        clock=application.clock,
+        dev_issuer=application.dev_issuer,
+    ))))
     return Starlette(routes=routes, middleware=[Middleware(InternalErrors)])

@@ -1,0 +1,390 @@
+"""The console's pages: each reads through ``Reads`` as the signed-in caller and renders a template.
+
+Handlers take a ``Visit`` (the request, the session, the caller, the template renderer) and return
+a response; errors of the service layer propagate to ``app``, which renders them with the API's
+status code and message (another tenant's id: 404, as in the API).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from google.protobuf.message import Message
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
+from osac.auth import policy
+from osac.console import clusters, compute, networking
+from osac.console.labels import (
+    CLUSTER_STATE_NAMES,
+    CLUSTER_STATES,
+    COMPUTE_STATE_NAMES,
+    COMPUTE_STATES,
+)
+from osac.console.reads import Listing, Reads
+from osac.console.security import form_fields
+from osac.console.sessions import Session
+from osac.console.tables import CREATED, Pagination, TableQuery, cel_string, parse_query
+from osac.model.kinds import Method
+from osac.services.core import access
+from osac.services.core.context import Caller
+from osac.services.core.errors import InvalidArgument, NotFound, PermissionDenied, ServiceError
+
+STALLED_FILTER = "this.status.conditions.exists(c, c.type == 1 && c.reason == 'Stalled')"
+STAGE_UNKNOWN_FILTER = "this.status.conditions.exists(c, c.type == 1 && c.reason == 'StageUnknown')"
+DEGRADED_FILTER = "this.status.conditions.exists(c, c.type == 4 && c.status == CONDITION_STATUS_TRUE)"
+BARE_METAL_STATES = {1: "Provisioning", 2: "Running", 3: "Failed", 4: "Deleting", 5: "Starting", 6: "Stopping",
+                     7: "Stopped", 8: "Delete failed"}
+
+Render = Callable[..., Response]
+
+
+@dataclass
+class Visit:
+    request: Request
+    session: Session
+    caller: Caller
+    reads: Reads
+    render: Render
+    now: datetime
+
+    @property
+    def is_admin(self) -> bool:
+        return self.caller.subject.is_provider_admin
+
+    def page(self, template: str, **context: Any) -> Response:
+        return self.render(template, self, **context)
+
+    def allows(self, kind: str, method: Method | policy.Method, obj: Message | None = None) -> bool:
+        """Whether the API would let the caller do ``method`` (on ``obj``): a page never offers
+        what the API would refuse."""
+        labels = dict(obj.metadata.labels) if obj is not None else None  # type: ignore[attr-defined]
+        tenant = obj.metadata.tenant if obj is not None else None  # type: ignore[attr-defined]
+        try:
+            access.authorize(self.caller, kind, method, labels=labels, tenant=tenant)
+        except PermissionDenied:
+            return False
+        return True
+
+
+Handler = Callable[[Visit], Awaitable[Response]]
+
+
+# -- overview --------------------------------------------------------------------------------------
+
+
+async def overview(visit: Visit) -> Response:
+    reads = visit.reads
+    events = await reads.events(newest=10)
+    counts = {
+        "Clusters": [(label, await reads.count("cluster", f"this.status.state == {number}"))
+                     for number, label in ((n, CLUSTER_STATES[n].text) for n in CLUSTER_STATES)],
+        "Virtual machines": [(label, await reads.count("compute_instance", f"this.status.state == {number}"))
+                             for number, label in ((n, COMPUTE_STATES[n].text) for n in COMPUTE_STATES)],
+        "Bare metal": [(label, await reads.count("bare_metal_instance", f"this.status.state == {number}"))
+                       for number, label in BARE_METAL_STATES.items()],
+    }
+    attention = [
+        ("Stalled", await reads.count("cluster", STALLED_FILTER), "/admin/stalled"),
+        ("Degraded", await reads.count("cluster", DEGRADED_FILTER), "/admin/degraded"),
+        ("Stage unknown", await reads.count("cluster", STAGE_UNKNOWN_FILTER), "/admin/stage-unknown"),
+    ]
+    return visit.page("overview.html", title="Overview", counts=counts, attention=attention,
+                      events=[_event_row(e, visit.now) for e in events.items], revision=events.revision,
+                      live_kinds=("cluster", "compute_instance", "bare_metal_instance"))
+
+
+def _event_row(event: Message, now: datetime) -> dict[str, Any]:
+    return {
+        "moment": clusters.Moment.of(event.timestamp if event.HasField("timestamp") else None, now),  # type: ignore[attr-defined]
+        "type": {1: "Normal", 2: "Warning"}.get(event.type, str(event.type)),  # type: ignore[attr-defined]
+        "reason": event.reason,  # type: ignore[attr-defined]
+        "message": event.message,  # type: ignore[attr-defined]
+        "object_type": event.object_type,  # type: ignore[attr-defined]
+        "object_id": event.object_id,  # type: ignore[attr-defined]
+        "tenant": event.tenant,  # type: ignore[attr-defined]
+    }
+
+
+# -- lists -----------------------------------------------------------------------------------------
+
+
+def _state_filter(query: TableQuery, names: dict[str, int], enum_prefix: str) -> list[str]:
+    state = query.filters.get("state")
+    if not state:
+        return []
+    if state not in names:
+        raise InvalidArgument(f"state: '{state}' is not a state; use one of {', '.join(names)}")
+    return [f"this.status.state == {enum_prefix}{state}"]
+
+
+def _common_filters(visit: Visit, query: TableQuery) -> list[str]:
+    found = []
+    if query.filters.get("name"):
+        found.append(f"this.metadata.name.contains({cel_string(query.filters['name'])})")
+    if query.filters.get("tenant"):
+        if not visit.is_admin:
+            raise InvalidArgument("tenant: filtering by tenant is for provider admins; you see your tenants only")
+        found.append(f"this.metadata.tenant == {cel_string(query.filters['tenant'])}")
+    return found
+
+
+async def _listing(visit: Visit, kind: str, query: TableQuery, expression: str,
+                   key: Callable[[Any], Any], rows: Callable[[list[Message]], list[Any]]) -> tuple[list[Any], Listing]:
+    """One page of rows: paged by the database in creation order, else read whole and sorted."""
+    if query.sort == CREATED and not query.descending:
+        listing = await visit.reads.page(kind, offset=query.offset, limit=query.per_page, filter=expression)
+        return rows(listing.items), listing
+    listing = await visit.reads.all(kind, expression)
+    ordered = sorted(rows(listing.items), key=key, reverse=query.descending)
+    return ordered[query.offset:query.offset + query.per_page], listing
+
+
+CLUSTER_SORTS = ("name", "tenant", "state", "stage", "health", "api_url", CREATED)
+
+
+def _cluster_key(sort: str) -> Callable[[clusters.ClusterRow], Any]:
+    if sort == CREATED:
+        return lambda row: (row.created.iso if row.created else "", row.id)
+    if sort in ("state", "stage", "health"):
+        return lambda row: (getattr(row, sort).text, row.name)
+    return lambda row: (getattr(row, sort), row.id)
+
+
+async def cluster_list(visit: Visit) -> Response:
+    query = parse_query(visit.request.query_params, CLUSTER_SORTS, ("name", "state", "tenant"))
+    expression = " && ".join(_common_filters(visit, query)
+                             + _state_filter(query, CLUSTER_STATE_NAMES, "CLUSTER_STATE_"))
+    now = visit.now
+    rows, listing = await _listing(visit, "cluster", query, expression, _cluster_key(query.sort),
+                                   lambda items: [clusters.cluster_row(c, now) for c in items])
+    return visit.page("clusters.html", title="Clusters", rows=rows, query=query,
+                      pager=Pagination(query.page, query.per_page, listing.total), revision=listing.revision,
+                      states=CLUSTER_STATE_NAMES, state_labels=CLUSTER_STATES, live_kinds=("cluster",))
+
+
+VM_SORTS = ("name", "tenant", "state", "template", "internal_ip", "external_ip", CREATED)
+
+
+def _vm_key(sort: str) -> Callable[[compute.VmRow], Any]:
+    if sort == CREATED:
+        return lambda row: (row.created.iso if row.created else "", row.id)
+    if sort == "state":
+        return lambda row: (row.state.text, row.name)
+    return lambda row: (getattr(row, sort), row.id)
+
+
+async def vm_list(visit: Visit) -> Response:
+    query = parse_query(visit.request.query_params, VM_SORTS, ("name", "state", "tenant"))
+    expression = " && ".join(_common_filters(visit, query)
+                             + _state_filter(query, COMPUTE_STATE_NAMES, "COMPUTE_INSTANCE_STATE_"))
+    now = visit.now
+    templates = {t.id: t.metadata.name for t in (await visit.reads.all("compute_instance_template")).items}  # type: ignore[attr-defined]
+    rows, listing = await _listing(visit, "compute_instance", query, expression, _vm_key(query.sort),
+                                   lambda items: [compute.vm_row(vm, now, templates) for vm in items])
+    return visit.page("vms.html", title="Virtual machines", rows=rows, query=query,
+                      pager=Pagination(query.page, query.per_page, listing.total), revision=listing.revision,
+                      states=COMPUTE_STATE_NAMES, state_labels=COMPUTE_STATES, live_kinds=("compute_instance",),
+                      can_create=visit.allows("compute_instance", Method.CREATE))
+
+
+async def subnet_list(visit: Visit) -> Response:
+    query = parse_query(visit.request.query_params, (CREATED,), ("name", "tenant"))
+    expression = " && ".join(_common_filters(visit, query))
+    listing = await visit.reads.page("subnet", offset=query.offset, limit=query.per_page, filter=expression)
+    networks = await visit.reads.names("virtual_network", [s.spec.virtual_network for s in listing.items])  # type: ignore[attr-defined]
+    deletable = {s.id for s in listing.items if visit.allows("subnet", Method.DELETE, s)}  # type: ignore[attr-defined]
+    return visit.page("subnets.html", title="Subnets", rows=[networking.subnet_row(s, networks) for s in listing.items],
+                      deletable=deletable,
+                      query=query, pager=Pagination(query.page, query.per_page, listing.total),
+                      revision=listing.revision, live_kinds=("subnet",), notice=visit.request.query_params.get("notice"))
+
+
+# -- details ---------------------------------------------------------------------------------------
+
+
+async def cluster_page(visit: Visit) -> Response:
+    cluster_id = visit.request.path_params["id"]
+    events = await visit.reads.events(f"this.object_id == {cel_string(cluster_id)}", newest=10)
+    cluster = await visit.reads.get("cluster", cluster_id)
+    host_type_ids = [ns.host_type for ns in cluster.spec.node_sets.values()]  # type: ignore[attr-defined]
+    host_types = await visit.reads.names("host_type", host_type_ids)
+    detail = clusters.cluster_detail(cluster, visit.now, host_types)
+    can = {"scale": visit.allows("cluster", Method.UPDATE, cluster),
+           "delete": visit.allows("cluster", Method.DELETE, cluster),
+           "kubeconfig": visit.allows("cluster", policy.Method.GET_KUBECONFIG, cluster)}
+    return visit.page("cluster.html", title=f"Cluster {detail.row.name}", c=detail, can=can,
+                      events=[_event_row(e, visit.now) for e in events.items], revision=events.revision,
+                      object_id=cluster_id, shown_version=detail.row.version, live_kinds=("cluster",), notice=visit.request.query_params.get("notice"))
+
+
+async def vm_page(visit: Visit) -> Response:
+    vm_id = visit.request.path_params["id"]
+    events = await visit.reads.events(f"this.object_id == {cel_string(vm_id)}", newest=10)
+    vm = await visit.reads.get("compute_instance", vm_id)
+    subnets = await visit.reads.names("subnet", [n.subnet for n in vm.status.compute_network_attachment_statuses])  # type: ignore[attr-defined]
+    templates = await visit.reads.names("compute_instance_template", [vm.spec.template])  # type: ignore[attr-defined]
+    detail = compute.vm_detail(vm, visit.now, subnets, templates)
+    can = {"update": visit.allows("compute_instance", Method.UPDATE, vm),
+           "delete": visit.allows("compute_instance", Method.DELETE, vm)}
+    return visit.page("vm.html", title=f"Virtual machine {detail.row.name}", v=detail, can=can,
+                      events=[_event_row(e, visit.now) for e in events.items], revision=events.revision,
+                      object_id=vm_id, shown_version=detail.row.version, live_kinds=("compute_instance",), notice=visit.request.query_params.get("notice"))
+
+
+# -- create forms ----------------------------------------------------------------------------------
+
+
+async def vm_form(visit: Visit, error: str = "", values: dict[str, str] | None = None, status: int = 200) -> Response:
+    templates = sorted(t.metadata.name for t in (await visit.reads.all("compute_instance_template")).items)  # type: ignore[attr-defined]
+    types = sorted(t.metadata.name for t in (await visit.reads.all("instance_type")).items)  # type: ignore[attr-defined]
+    response = visit.page("vm_new.html", title="Create a virtual machine", templates=templates, instance_types=types,
+                          error=error, values=values or {}, tenant_choices=visit.caller.subject.tenants)
+    response.status_code = status
+    return response
+
+
+async def new_vm(visit: Visit) -> Response:
+    return await vm_form(visit)
+
+
+async def create_vm(visit: Visit) -> Response:
+    """A compute instance from a template; omitted network attachments are the tenant's defaults
+    (the server fills them in), external access in the same call when the box is ticked."""
+    form = await _form(visit)
+    service = visit.reads.deps.services["compute_instance"]
+    vm = visit.reads.deps.services["compute_instance"].kind.private_class()()
+    vm.metadata.name = form.get("name", "").strip()  # type: ignore[attr-defined]
+    if form.get("tenant"):
+        vm.metadata.tenant = form["tenant"]  # type: ignore[attr-defined]
+    vm.spec.template = form.get("template", "")  # type: ignore[attr-defined]
+    if form.get("instance_type"):
+        vm.spec.instance_type = form["instance_type"]  # type: ignore[attr-defined]
+    vm.spec.auto_external_ip_attachment = form.get("external_access") == "on"  # type: ignore[attr-defined]
+    try:
+        created = await service.create(visit.caller, vm)
+    except ServiceError as error:
+        return await vm_form(visit, error.message, form, error.http_status)
+    return _back(f"/compute-instances/{created.id}", "Virtual machine created")  # type: ignore[attr-defined]
+
+
+# -- admin lists -----------------------------------------------------------------------------------
+
+ADMIN_LISTS = {
+    "stalled": ("Stalled clusters", STALLED_FILTER, 1),
+    "stage-unknown": ("Clusters with stage unknown", STAGE_UNKNOWN_FILTER, 1),
+    "degraded": ("Degraded clusters", DEGRADED_FILTER, 4),
+}
+
+
+async def admin_list(visit: Visit) -> Response:
+    if not visit.is_admin:
+        raise PermissionDenied("the cross-tenant lists are for provider admins")
+    which = visit.request.path_params["which"]
+    if which not in ADMIN_LISTS:
+        raise NotFound(f"no admin list '{which}'; there are {', '.join(ADMIN_LISTS)}")
+    title, expression, message_condition = ADMIN_LISTS[which]
+    listing = await visit.reads.all("cluster", expression)
+    rows = []
+    for cluster in listing.items:
+        detail = clusters.cluster_detail(cluster, visit.now, {})
+        condition = next((c for c in cluster.status.conditions if c.type == message_condition), None)  # type: ignore[attr-defined]
+        entered = cluster.status.stage_entered_at if cluster.status.HasField("stage_entered_at") else None  # type: ignore[attr-defined]
+        rows.append((entered.ToDatetime().isoformat() if entered else "9999", detail,
+                     condition.message if condition is not None else ""))
+    rows.sort(key=lambda item: (item[0], item[1].row.id))  # oldest stage entry (largest age) first
+    return visit.page("admin_list.html", title=title, which=which, rows=[(d, m) for _, d, m in rows],
+                      total=listing.total, revision=listing.revision, live_kinds=("cluster",))
+
+
+# -- actions ---------------------------------------------------------------------------------------
+
+
+async def _form(visit: Visit) -> dict[str, str]:
+    return await form_fields(visit.request)
+
+
+async def scale_cluster(visit: Visit) -> Response:
+    cluster_id = visit.request.path_params["id"]
+    form = await _form(visit)
+    key = form.get("node_set", "")
+    size_text = form.get("size", "").strip()
+    if not size_text.isdigit():
+        raise InvalidArgument(f"size: '{size_text}' is not a whole number of nodes (0 or more)")
+    service = visit.reads.deps.services["cluster"]
+    stored = await service.get(visit.caller, cluster_id)
+    node_sets = stored.spec.node_sets  # type: ignore[attr-defined]
+    if key not in node_sets:
+        raise InvalidArgument(f"node_set: the cluster has no node set '{key}'; it has {', '.join(sorted(node_sets)) or 'none'}")
+    before = node_sets[key].size
+    node_sets[key].size = int(size_text)
+    await service.update(visit.caller, stored, ["spec.node_sets"], lock=True)
+    notice = f"Node set {key}: desired size {size_text} (was {before})"
+    return _back(f"/clusters/{cluster_id}", notice)
+
+
+async def confirm_delete(visit: Visit) -> Response:
+    kind, collection, noun = _kind_of(visit)
+    obj = await visit.reads.get(kind, visit.request.path_params["id"])
+    back = f"/{collection}" if kind == "subnet" else f"/{collection}/{obj.id}"  # type: ignore[attr-defined]
+    return visit.page("confirm_delete.html", title=f"Delete {obj.metadata.name}", obj=obj,  # type: ignore[attr-defined]
+                      collection=collection, what=noun, back=back)
+
+
+async def delete_object(visit: Visit) -> Response:
+    kind, collection, _ = _kind_of(visit)
+    object_id = visit.request.path_params["id"]
+    await visit.reads.deps.services[kind].delete(visit.caller, object_id)
+    return _back(f"/{collection}" if kind == "subnet" else f"/{collection}/{object_id}", "Deletion requested")
+
+
+async def kubeconfig(visit: Visit) -> Response:
+    cluster_id = visit.request.path_params["id"]
+    cluster = await visit.reads.get("cluster", cluster_id)
+    text = await visit.reads.deps.services["cluster"].credential(visit.caller, cluster_id, "kubeconfig")
+    name = cluster.metadata.name or cluster_id  # type: ignore[attr-defined]
+    return Response(text, media_type="application/yaml",
+                    headers={"content-disposition": f'attachment; filename="{name}-kubeconfig.yaml"'})
+
+
+async def vm_action(visit: Visit) -> Response:
+    vm_id = visit.request.path_params["id"]
+    action = visit.request.path_params["action"]
+    service = visit.reads.deps.services["compute_instance"]
+    stored = await service.get(visit.caller, vm_id)
+    if action in ("start", "stop"):
+        stored.spec.run_strategy = compute.RUNNING if action == "start" else compute.HALTED  # type: ignore[attr-defined]
+        await service.update(visit.caller, stored, ["spec.run_strategy"], lock=False)
+    elif action == "restart":
+        stored.spec.restart_requested_at.FromDatetime(visit.now)  # type: ignore[attr-defined]
+        await service.update(visit.caller, stored, ["spec.restart_requested_at"], lock=False)
+    else:
+        raise NotFound(f"no action '{action}'; use start, stop or restart")
+    return _back(f"/compute-instances/{vm_id}", f"{action.capitalize()} requested")
+
+
+#: The deletable kinds by the first part(s) of their console path, with their list's path and noun.
+DELETABLE = {"clusters": ("cluster", "clusters", "cluster"),
+             "compute-instances": ("compute_instance", "compute-instances", "virtual machine"),
+             "networking/subnets": ("subnet", "networking/subnets", "subnet")}
+
+
+def _kind_of(visit: Visit) -> tuple[str, str, str]:
+    """(kind, collection path, noun) of the object a delete URL names."""
+    path = visit.request.url.path.strip("/")
+    for prefix, found in DELETABLE.items():
+        if path.startswith(prefix + "/"):
+            return found
+    raise NotFound(f"nothing to delete at /{path}")
+
+
+def _back(path: str, notice: str) -> Response:
+    from urllib.parse import urlencode
+
+    return RedirectResponse(f"{path}?{urlencode({'notice': notice})}", status_code=303)
+
+
+

@@ -1,0 +1,81 @@
+// Live pages: the change stream (Server-Sent Events) says which object changed and its version;
+// the page fetches its own new snapshot only when that version is higher than the one shown.
+// A reconnect resumes from the last revision seen (the browser sends Last-Event-ID). The only
+// timer is a 60 s safety net. Times get the viewer's local time on hover.
+(function () {
+  "use strict";
+  var SAFETY_NET_MS = 60000;
+  var body = document.body;
+
+  function localTimes(root) {
+    root.querySelectorAll("time[datetime]").forEach(function (el) {
+      var moment = new Date(el.getAttribute("datetime"));
+      if (!isNaN(moment.getTime())) {
+        el.title = moment.toLocaleString();
+      }
+    });
+  }
+
+  function shownVersion(id) {
+    var found = null;
+    document.querySelectorAll("[data-object-id]").forEach(function (el) {
+      if (el.getAttribute("data-object-id") === id && el !== body) {
+        found = parseInt(el.getAttribute("data-version") || "0", 10);
+      }
+    });
+    return found;
+  }
+
+  var timer = null;
+  var busy = false;
+  var again = false;
+
+  function refresh() {
+    timer = null;
+    if (busy) { again = true; return; }
+    busy = true;
+    fetch(window.location.href, { credentials: "same-origin", headers: { "Accept": "text/html" } })
+      .then(function (response) { return response.ok ? response.text() : null; })
+      .then(function (text) {
+        if (text === null) { return; }
+        var fresh = new DOMParser().parseFromString(text, "text/html");
+        var next = fresh.getElementById("content");
+        var current = document.getElementById("content");
+        if (next && current) {
+          current.replaceWith(next);
+          localTimes(next);
+          body.setAttribute("data-shown-version", fresh.body.getAttribute("data-shown-version") || "");
+        }
+      })
+      .catch(function () { /* the safety net retries */ })
+      .finally(function () {
+        busy = false;
+        if (again) { again = false; schedule(); }
+      });
+  }
+
+  function schedule() {
+    if (timer === null) { timer = window.setTimeout(refresh, 50); }
+  }
+
+  function subscribe(kinds) {
+    var focus = body.getAttribute("data-object-id") || "";
+    var source = new EventSource("/console/live?after=" + encodeURIComponent(body.getAttribute("data-revision") || "0"));
+    source.addEventListener("change", function (message) {
+      var change = JSON.parse(message.data);
+      if (kinds.indexOf(change.kind) < 0) { return; }
+      if (focus && change.id !== focus) { return; }
+      var shown = focus ? parseInt(body.getAttribute("data-shown-version") || "0", 10) : shownVersion(change.id);
+      if (change.type !== "deleted" && shown !== null && change.version <= shown) { return; }
+      schedule();
+    });
+    source.addEventListener("reload", schedule);
+  }
+
+  localTimes(document);
+  var kinds = (body.getAttribute("data-live-kinds") || "").split(",").filter(Boolean);
+  if (kinds.length) {
+    if (window.EventSource) { subscribe(kinds); }
+    window.setInterval(refresh, SAFETY_NET_MS);
+  }
+})();
