@@ -80,6 +80,11 @@ class EventsService:
         conditions = self._conditions(caller, expression, self.store.dialect)
         async with self.store.read() as tx:
             live_from = await tx.revision()
+            if after_revision > live_from:
+                raise OutOfRange(
+                    f"after_revision: {after_revision} is beyond the newest revision {live_from}; resume "
+                    "from a revision a List or an event returned, or 0 for live changes only"
+                )
             if after_revision:
                 try:
                     await outbox.check_retained(tx, after_revision)
