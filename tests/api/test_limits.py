@@ -273,8 +273,8 @@ async def test_watch_after_revision_out_of_range(server) -> None:
 
 async def test_unknown_enum_number_names_the_field_and_the_values(server) -> None:
     token = await _alice(server)
-    message = ("spec.ingress[0].protocol: 99 is not a Protocol value; use one of PROTOCOL_TCP, PROTOCOL_UDP, "
-               "PROTOCOL_ICMP, PROTOCOL_ALL")
+    message = ("spec.ingress[0].protocol: 99 is not a protocol; use PROTOCOL_TCP, PROTOCOL_UDP, "
+               "PROTOCOL_ICMP or PROTOCOL_ALL")
     body = {"spec": {"virtual_network": "x", "ingress": [{"protocol": 99, "ipv4_cidr": "0.0.0.0/0"}]}}
     async with server.rest(token) as rest, server.grpc(token) as client:
         before = await _state(rest)

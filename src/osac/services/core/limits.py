@@ -131,8 +131,9 @@ def _check_single(field: FieldDescriptor, value: object, path: str) -> None:
     elif field.type == FieldDescriptor.TYPE_STRING:
         _check_string(value, path, field.name)  # type: ignore[arg-type]
     elif field.type == FieldDescriptor.TYPE_ENUM and value not in field.enum_type.values_by_number:
-        names = ", ".join(v.name for v in field.enum_type.values if v.number)
-        raise InvalidArgument(f"{path}: {value} is not a {field.enum_type.name} value; use one of {names}")
+        names = [v.name for v in field.enum_type.values if v.number]
+        accepted = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+        raise InvalidArgument(f"{path}: {value} is not a {field.name.replace('_', ' ')}; use {accepted}")
     elif field.type == FieldDescriptor.TYPE_BYTES and len(value) > MAX_BYTES_LENGTH:  # type: ignore[arg-type]
         raise InvalidArgument(f"{path}: at most {MAX_BYTES_LENGTH} bytes are accepted, got {len(value)}")  # type: ignore[arg-type]
 
