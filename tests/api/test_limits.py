@@ -316,3 +316,22 @@ async def test_options_and_allow_name_the_methods_served(server) -> None:
         assert refused.json()["message"] == "method PUT is not served here; use DELETE, GET, HEAD, OPTIONS, PATCH"
         collection = await rest.request("OPTIONS", "/api/fulfillment/v1/host_types")
         assert collection.headers["allow"] == "GET, HEAD, OPTIONS, POST"
+
+
+async def test_openapi_states_the_limits(server) -> None:
+    async with server.rest(None) as anonymous:
+        document = (await anonymous.request("GET", "/openapi.json")).json()
+    schemas = document["components"]["schemas"]
+    metadata = schemas["osac.public.v1.Metadata"]["properties"]
+    assert metadata["name"]["maxLength"] == 63 and metadata["project"]["maxLength"] == 253
+    assert metadata["labels"]["maxProperties"] == 64
+    assert metadata["labels"]["propertyNames"] == {"maxLength": 317}
+    assert metadata["labels"]["additionalProperties"]["maxLength"] == 63
+    assert metadata["annotations"]["maxProperties"] == 1024
+    assert schemas["osac.public.v1.SecurityGroupSpec"]["properties"]["ingress"]["maxItems"] == 200
+    assert schemas["osac.public.v1.ComputeInstanceSpec"]["properties"]["user_data"]["maxLength"] == 65_536
+    parameters = {p["name"]: p["schema"] for p in document["paths"][VN]["get"]["parameters"]}
+    assert (parameters["limit"]["minimum"], parameters["limit"]["maximum"]) == (0, 1000)
+    assert (parameters["offset"]["minimum"], parameters["offset"]["maximum"]) == (0, 2**31 - 1)
+    watch = {p["name"]: p["schema"] for p in document["paths"]["/api/events/v1/events"]["get"]["parameters"]}
+    assert watch["after_revision"]["maximum"] == 2**63 - 1
