@@ -335,3 +335,21 @@ async def test_openapi_states_the_limits(server) -> None:
     assert (parameters["offset"]["minimum"], parameters["offset"]["maximum"]) == (0, 2**31 - 1)
     watch = {p["name"]: p["schema"] for p in document["paths"]["/api/events/v1/events"]["get"]["parameters"]}
     assert watch["after_revision"]["maximum"] == 2**63 - 1
+
+
+async def test_a_filter_dividing_by_zero_per_object_is_a_cel_evaluation_error(server) -> None:
+    """docs/filters.md: an expression that errs for an object does not match it (absorbed by
+    ``||``), the same on both databases; a constant that always errs is refused."""
+    token = await _alice(server)
+    async with server.rest(token) as rest:
+        assert (await rest.request("POST", VN, json=_vn())).status_code == 200
+        for expression, total in (
+            ("size(this.metadata.labels) / 0 == 0", 0),
+            ("size(this.metadata.labels) % 0 == 0", 0),
+            ("(size(this.metadata.labels) + 9223372036854775807) * 2 > 0", 0),
+            ("size(this.metadata.labels) / 0 == 0 || true", 1),
+        ):
+            response = await rest.request("GET", VN, params={"filter": expression})
+            assert (response.status_code, response.json()["total"]) == (200, total), (expression, response.text)
+        constant = await rest.request("GET", VN, params={"filter": "1 / 0 == 0"})
+        assert constant.status_code == 400 and "division by zero" in constant.json()["message"]
