@@ -27,8 +27,9 @@ DEFAULT_BUFFER = 10_000
 POLL_INTERVAL = 1.0
 #: Events read per outbox query of one stream.
 BATCH = 500
-#: ... and at most about this many bytes of event JSON per read of one stream (issue #16).
-BATCH_BYTES = 4 * 1024 * 1024
+#: ... and at most about this many bytes of event JSON per read of one stream (issue #16;
+#: measured with bench/watch_memory.py, docs/watch.md).
+BATCH_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True)
