@@ -373,3 +373,26 @@ async def test_watch_replay_of_large_objects_is_read_in_bounded_batches_without_
         lines = await read_events(server.http_url, token, params=params, count=31, idle=10, limit=60)
     seen = revisions(lines)
     assert len(seen) == 31 and seen == sorted(set(seen)), lines[:2]
+
+
+async def test_the_request_size_bound_is_configurable(server, tmp_path) -> None:
+    from osac.server.settings import DEFAULT_CONFIG, merge_config
+    from tests.support.server import running_server
+
+    await _alice(server)
+    config = merge_config(DEFAULT_CONFIG, {"api": {"max_request_bytes": 2048}})
+    (tmp_path / "small").mkdir()
+    async with running_server(tmp_path / "small", server.db_url, config=config) as small:
+        token = small.token(Role.TENANT_ADMIN, ("acme",), user="alice")
+        async with small.rest(token) as rest, small.grpc(token) as client:
+            before = await _state(rest)
+            body = _vn(annotations={"a": "x" * 3000})
+            response = await rest.request("POST", VN, json=body)
+            assert (response.status_code, response.json()["message"]) == (
+                413, "request body: larger than 2048 bytes; at most 2048 bytes are accepted")
+            obj = json_format.ParseDict(body, registry.get("virtual_network").message_class(False)())
+            with pytest.raises(GrpcError) as refused:
+                await client.call(VN_SERVICE, "Create", object=obj)
+            assert refused.value.code is grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert (await rest.request("POST", VN, json=_vn())).status_code == 200
+            assert (await _state(rest))[0] == before[0] + 1
