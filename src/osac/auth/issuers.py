@@ -11,6 +11,8 @@ account tokens metering uses:
         admin_subjects: [5d1c0b5e-9a8f-4c1e-8f57-3e1f0f1d2c3b]
       - issuer: https://kubernetes.default.svc.cluster.local
         jwks_url: https://kubernetes.default.svc.cluster.local/openid/v1/jwks
+        max_token_lifetime: 3600        # seconds; default 86400
+        audience: osac-fulfillment        # optional: the token's aud must contain it
         subjects:
           system:serviceaccount:metering:reader: {role: provider-admin}
           system:serviceaccount:acme:ci: {role: tenant-admin, tenants: [acme]}
@@ -29,6 +31,9 @@ from urllib.parse import urlsplit
 from osac.auth.errors import AuthConfigError
 from osac.auth.subject import Role
 
+#: Default longest token lifetime of a trusted issuer: 24 hours (Keycloak access tokens last
+#: minutes; a Kubernetes service-account token an hour by default, at most a day when projected).
+DEFAULT_MAX_TOKEN_LIFETIME = 24 * 3600
 
 @dataclass(frozen=True)
 class TrustedIssuer:
@@ -44,9 +49,14 @@ class TrustedIssuer:
     admin_subjects: frozenset[str] = frozenset()
     subject_roles: Mapping[str, Role] = field(default_factory=dict)
     subject_tenants: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: The longest accepted lifetime of a token (``exp`` minus ``iat``, or minus now without
+    #: ``iat``), in seconds.
+    max_token_lifetime: int = DEFAULT_MAX_TOKEN_LIFETIME
+    #: When set, the token's ``aud`` (a string or a list) must contain it.
+    audience: str | None = None
 
 
-_ISSUER_KEYS = frozenset({"issuer", "jwks_url", "admin_subjects", "subjects"})
+_ISSUER_KEYS = frozenset({"issuer", "jwks_url", "admin_subjects", "subjects", "max_token_lifetime", "audience"})
 _SUBJECT_KEYS = frozenset({"role", "tenants"})
 _ROLE_NAMES = {role.value: role for role in Role}
 
@@ -120,12 +130,20 @@ def _issuer(entry: Any, path: str) -> TrustedIssuer:
         if "tenants" in mapping:
             tenants[str(name)] = _string_list(mapping["tenants"], f"{subject_path}.tenants")
 
+    lifetime = entry.get("max_token_lifetime", DEFAULT_MAX_TOKEN_LIFETIME)
+    if not isinstance(lifetime, int) or isinstance(lifetime, bool) or lifetime <= 0:
+        raise AuthConfigError(f"{path}.max_token_lifetime: must be a positive number of seconds, got {lifetime!r}")
+    audience = entry.get("audience")
+    if audience is not None and (not isinstance(audience, str) or not audience):
+        raise AuthConfigError(f"{path}.audience: must be a non-empty string")
     return TrustedIssuer(
         issuer=issuer,
         jwks_url=jwks_url,
         admin_subjects=frozenset(admin_subjects),
         subject_roles=roles,
         subject_tenants=tenants,
+        max_token_lifetime=lifetime,
+        audience=audience,
     )
 
 

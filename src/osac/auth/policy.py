@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from osac.auth.errors import PermissionDenied
-from osac.auth.subject import SHARED_TENANT, Role, Subject
+from osac.auth.subject import SHARED_TENANT, SYSTEM_TENANT, Role, Subject
 
 DEFAULT_LABEL = "osac.openshift.io/default"
 """Marks a tenant's default networking objects; tenant users may not update or delete them."""
@@ -197,6 +197,12 @@ def resolve_create_tenant(subject: Subject, requested: str | None) -> str:
         return requested or SHARED_TENANT
     own = [name for name in subject.tenants if _is_assignable(subject, name)]
     if not own:
+        reserved = [name for name in subject.tenants if name in (SYSTEM_TENANT, SHARED_TENANT)]
+        if reserved:
+            raise PermissionDenied(
+                f"token organization '{reserved[0]}' is reserved for the service's own objects and names no "
+                "tenant; cannot create objects; use a token whose organization is your tenant"
+            )
         raise PermissionDenied("token carries no organization; cannot create objects")
     if requested is None:
         return own[0]

@@ -198,6 +198,8 @@ class TokenVerifier:
 
         self._check_lifetime(claims)
         config = issuer.config
+        if config is not None:
+            _check_issuer_limits(claims, config, self._clock.now().timestamp())
         if config is None:
             return subject_from_claims(claims, issuer=issuer_id)
         return subject_from_claims(
@@ -236,6 +238,27 @@ class TokenVerifier:
             raise Unauthenticated(
                 f"token is not valid before {_format(not_before)}; check the clock of the token issuer"
             )
+
+
+def _check_issuer_limits(claims: Mapping[str, Any], config: TrustedIssuer, now: float) -> None:
+    """The issuer's maximum token lifetime and expected audience (docs/auth.md)."""
+    expires = _timestamp(claims, "exp")
+    issued = _timestamp(claims, "iat")
+    start = now if issued is None else min(issued, now)
+    if expires is not None and expires - start > config.max_token_lifetime + CLOCK_SKEW.total_seconds():
+        raise Unauthenticated(
+            f"token lifetime exceeds the maximum of {config.max_token_lifetime} s of issuer '{config.issuer}'; "
+            "get a token with a shorter lifetime"
+        )
+    if config.audience is None:
+        return
+    audience = claims.get("aud")
+    audiences = [audience] if isinstance(audience, str) else audience if isinstance(audience, list) else []
+    if config.audience not in audiences:
+        raise Unauthenticated(
+            f"token audience does not include '{config.audience}', which issuer '{config.issuer}' tokens "
+            "must carry for this service"
+        )
 
 
 def bearer_token(authorization: str | None) -> str:

@@ -154,7 +154,9 @@ class Application:
 
     async def _start_grpc(self) -> None:
         # SO_REUSEPORT off: a second server on a busy port must fail, not split the traffic.
-        server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+        server = grpc.aio.server(options=[
+            ("grpc.so_reuseport", 0), ("grpc.max_receive_message_length", self.settings.max_request_bytes),
+        ])
         names = []
         for full_name, (endpoints, private) in self.endpoints.by_service.items():
             server.add_generic_rpc_handlers((service_handler(full_name, endpoints, self.authenticator, private),))

@@ -12,13 +12,14 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import grpc
-from google.protobuf.message import Message
+from google.protobuf.message import DecodeError, Message
 from google.protobuf.message_factory import GetMessageClass
 
 from osac.model import protos
 from osac.server.authn import DRY_RUN_KEY, Authenticator
 from osac.server.metrics import observe
-from osac.services.core.errors import api_error
+from osac.services.core import limits
+from osac.services.core.errors import InvalidArgument, api_error
 
 log = logging.getLogger(__name__)
 
@@ -57,32 +58,43 @@ def service_handler(
         labels = (full_name, method.name)
         if method.server_streaming:
             handlers[method.name] = grpc.unary_stream_rpc_method_handler(
-                _streaming(function, authenticator, private, anonymous),
-                request_deserializer=request_cls.FromString,
+                _streaming(function, authenticator, private, anonymous, request_cls),
                 response_serializer=response_cls.SerializeToString,
             )
         else:
             handlers[method.name] = grpc.unary_unary_rpc_method_handler(
-                _unary(function, authenticator, private, anonymous, labels),
-                request_deserializer=request_cls.FromString,
+                _unary(function, authenticator, private, anonymous, labels, request_cls),
                 response_serializer=response_cls.SerializeToString,
             )
     return grpc.method_handlers_generic_handler(full_name, handlers)
 
 
+def decode(request_cls: type[Message], data: bytes) -> Message:
+    """The request message of ``data``, within the request bounds (api.md §10, limits.md):
+    bytes that are not a message of the method's request type are INVALID_ARGUMENT."""
+    try:
+        request = request_cls.FromString(data)
+    except (DecodeError, ValueError, RuntimeError):
+        raise InvalidArgument(
+            f"request: the bytes are not a valid {request_cls.DESCRIPTOR.full_name} message"
+        ) from None
+    limits.check_request(request)
+    return request
+
+
 def _unary(
     function: Callable[..., Any], authenticator: Authenticator, private: bool, anonymous: bool,
-    labels: tuple[str, str],
+    labels: tuple[str, str], request_cls: type[Message],
 ) -> Any:
-    async def handle(request: Message, context: grpc.aio.ServicerContext) -> Message:
+    async def handle(data: bytes, context: grpc.aio.ServicerContext) -> Message:
         with observe("grpc", private, *labels) as outcome:
             try:
                 if anonymous:
-                    return await function(None, request)
+                    return await function(None, decode(request_cls, data))
                 caller = await authenticator.caller(
                     _metadata(context, "authorization"), private=private, dry_run=_metadata(context, DRY_RUN_KEY)
                 )
-                return await function(caller, request)
+                return await function(caller, decode(request_cls, data))
             except Exception as error:  # every error becomes a status
                 known = api_error(error)
                 outcome.code = known.code.name if known is not None else "INTERNAL"
@@ -92,13 +104,16 @@ def _unary(
     return handle
 
 
-def _streaming(function: Callable[..., Any], authenticator: Authenticator, private: bool, anonymous: bool) -> Any:
-    async def handle(request: Message, context: grpc.aio.ServicerContext) -> AsyncIterator[Message]:
+def _streaming(
+    function: Callable[..., Any], authenticator: Authenticator, private: bool, anonymous: bool,
+    request_cls: type[Message],
+) -> Any:
+    async def handle(data: bytes, context: grpc.aio.ServicerContext) -> AsyncIterator[Message]:
         try:
             caller = None if anonymous else await authenticator.caller(
                 _metadata(context, "authorization"), private=private
             )
-            async for item in function(caller, request):
+            async for item in function(caller, decode(request_cls, data)):
                 yield item
         except Exception as error:
             await _abort(context, error)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
@@ -18,9 +18,11 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from osac.console.app import build_console
 from osac.console.deps import ConsoleDeps
 from osac.server import openapi
-from osac.server.rest import build_routes, error_body, error_response, message_json, route_handler
+from osac.server.endpoints import request_class
+from osac.server.rest import build_routes, error_body, error_response, int_param, message_json, route_handler
 from osac.server.simulator_api import simulator_rest_routes
-from osac.services.core.errors import InvalidArgument, ServiceError, api_error
+from osac.services.core import limits
+from osac.services.core.errors import ServiceError, api_error
 
 if TYPE_CHECKING:
     from osac.server.app import Application
@@ -47,22 +49,56 @@ class InternalErrors:
             await response(scope, receive, send)
 
 
+Endpoint = Callable[[Request], Awaitable[Response]]
+#: The methods every REST path answers (those not served there: 405 with ``Allow``).
+HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+
+def dispatch(handlers: dict[str, Endpoint]) -> Endpoint:
+    """One route per path serving every method bound to it: OPTIONS answers 204 and a method
+    not served answers 405, both with the ``Allow`` header of the methods served there."""
+    methods = dict(handlers)
+    if "GET" in methods:
+        methods["HEAD"] = methods["GET"]
+    allow = ", ".join(sorted([*methods, "OPTIONS"]))
+
+    async def endpoint(request: Request) -> Response:
+        handler = methods.get(request.method)
+        if handler is not None:
+            return await handler(request)
+        if request.method == "OPTIONS":
+            return Response(status_code=204, headers={"Allow": allow})
+        return JSONResponse(
+            {"code": 12, "message": f"method {request.method} is not served here; use {allow}", "details": []},
+            status_code=405, headers={"Allow": allow},
+        )
+
+    return endpoint
+
+
 def build_http_app(application: Application) -> Starlette:
     by_service = application.endpoints.by_service
     rest_routes = build_routes(by_service) + simulator_rest_routes(by_service)
+    by_path: dict[str, dict[str, Endpoint]] = {}
+    for route in rest_routes:
+        by_path.setdefault(route.path, {})[route.http_method] = route_handler(route, application.authenticator)
     routes: list[BaseRoute] = [
-        Route(route.path, route_handler(route, application.authenticator), methods=[route.http_method])
-        for route in rest_routes
+        Route(path, dispatch(handlers), methods=HTTP_METHODS) for path, handlers in by_path.items()
     ]
 
     async def watch(request: Request) -> Response:
         private = request.url.path == PRIVATE_WATCH
         try:
             caller = await application.authenticator.caller(request.headers.get("authorization"), private=private)
-            after = request.query_params.get("after_revision", "0") or "0"
-            if not after.isdigit():
-                raise InvalidArgument(f"after_revision: '{after}' is not a non-negative integer")
-            stream = await application.events.watch(caller, request.query_params.get("filter", ""), int(after))
+            low, high = limits.REVISION_RANGE
+            watch_request = request_class(private, "Events", "Watch")(
+                filter=request.query_params.get("filter", ""),
+                after_revision=int_param(request, "after_revision", low, high) or 0,
+            )
+            limits.check_request(watch_request)
+            stream = await application.events.watch(
+                caller, watch_request.filter, watch_request.after_revision  # type: ignore[attr-defined]
+            )
         except ServiceError as error:
             return error_response(error)
 
@@ -115,4 +151,6 @@ def build_http_app(application: Application) -> Starlette:
         clock=application.clock,
         dev_issuer=application.dev_issuer,
     ))))
-    return Starlette(routes=routes, middleware=[Middleware(InternalErrors)])
+    app = Starlette(routes=routes, middleware=[Middleware(InternalErrors)])
+    app.state.max_request_bytes = application.settings.max_request_bytes
+    return app

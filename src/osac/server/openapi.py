@@ -9,6 +9,7 @@ from typing import Any
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from osac.server.rest import PRIVATE_PREFIX, PUBLIC_PREFIX, RestRoute
+from osac.services.core import limits
 
 _SCALARS: dict[int, dict[str, Any]] = {
     FieldDescriptor.TYPE_STRING: {"type": "string"},
@@ -64,18 +65,39 @@ class _Schemas:
         return {"type": "object", "properties": properties, "additionalProperties": False}
 
     def field(self, field: FieldDescriptor) -> dict[str, Any]:
+        """A field's schema with the bounds of ``osac.services.core.limits`` (docs/limits.md)."""
         if field.is_repeated and field.message_type is not None and field.message_type.GetOptions().map_entry:
-            return {"type": "object", "additionalProperties": self.field(field.message_type.fields_by_name["value"])}
+            value_field = field.message_type.fields_by_name["value"]
+            values = self.field(value_field)
+            if field.name == "labels":
+                values["maxLength"] = limits.MAX_LABEL_VALUE_LENGTH
+            elif field.name == "annotations":
+                values["maxLength"] = limits.MAX_ANNOTATIONS_BYTES
+            return {
+                "type": "object",
+                "additionalProperties": values,
+                "propertyNames": {"maxLength": limits.MAX_KEY_LENGTH},
+                "maxProperties": limits.max_items(field.name),
+            }
         single = self.single(field)
-        return {"type": "array", "items": single} if field.is_repeated else single
+        if field.is_repeated:
+            return {"type": "array", "items": single, "maxItems": limits.max_items(field.name)}
+        return single
 
     def single(self, field: FieldDescriptor) -> dict[str, Any]:
         if field.type == FieldDescriptor.TYPE_MESSAGE:
             return self.ref(field.message_type)
         if field.type == FieldDescriptor.TYPE_ENUM:
             names = [value.name for value in field.enum_type.values]
-            return {"oneOf": [{"type": "string", "enum": names}, {"type": "integer"}]}
-        return dict(_SCALARS.get(field.type, {"type": "string"}))
+            numbers = [value.number for value in field.enum_type.values]
+            return {"oneOf": [{"type": "string", "enum": names}, {"type": "integer", "enum": numbers}]}
+        schema = dict(_SCALARS.get(field.type, {"type": "string"}))
+        if field.type == FieldDescriptor.TYPE_STRING:
+            bound = limits.MAX_NAME_LENGTH if field.full_name.endswith("Metadata.name") else limits.max_string_length(field.name)
+            schema["maxLength"] = bound
+        elif field.type == FieldDescriptor.TYPE_INT32:
+            schema.update(minimum=-(2**31), maximum=2**31 - 1)
+        return schema
 
 
 def document(routes: list[RestRoute]) -> dict[str, Any]:
@@ -111,7 +133,8 @@ def document(routes: list[RestRoute]) -> dict[str, Any]:
                 "security": [{"bearer": []}],
                 "parameters": [
                     {"name": "filter", "in": "query", "schema": {"type": "string"}},
-                    {"name": "after_revision", "in": "query", "schema": {"type": "string", "format": "int64"}},
+                    {"name": "after_revision", "in": "query",
+                     "schema": {"type": "integer", "minimum": limits.REVISION_RANGE[0], "maximum": limits.REVISION_RANGE[1]}},
                 ],
                 "responses": {"200": {"description": "Stream", "content": {"application/x-ndjson": {"schema": {"type": "object"}}}}},
             }
@@ -141,12 +164,15 @@ def _response(route: RestRoute, schemas: _Schemas) -> dict[str, Any]:
 def _parameters(route: RestRoute) -> list[dict[str, Any]]:
     parameters: list[dict[str, Any]] = []
     if "{id}" in route.path:
-        parameters.append({"name": "id", "in": "path", "required": True, "schema": {"type": "string"}})
+        parameters.append({"name": "id", "in": "path", "required": True,
+                           "schema": {"type": "string", "maxLength": limits.DEFAULT_MAX_STRING_LENGTH}})
     if route.method == "List":
         parameters += [
-            {"name": "offset", "in": "query", "schema": {"type": "integer", "minimum": 0}},
-            {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 0, "maximum": 1000}},
-            {"name": "filter", "in": "query", "schema": {"type": "string"}},
+            {"name": "offset", "in": "query",
+             "schema": {"type": "integer", "minimum": limits.OFFSET_RANGE[0], "maximum": limits.OFFSET_RANGE[1]}},
+            {"name": "limit", "in": "query",
+             "schema": {"type": "integer", "minimum": limits.LIMIT_RANGE[0], "maximum": limits.LIMIT_RANGE[1]}},
+            {"name": "filter", "in": "query", "schema": {"type": "string", "maxLength": limits.max_string_length("filter")}},
         ]
     if route.method == "Update":
         parameters += [

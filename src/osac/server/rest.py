@@ -17,12 +17,20 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from osac.model import protos, registry
+from osac.server import json_body
 from osac.server.authn import Authenticator
 from osac.server.endpoints import request_class
 from osac.server.metrics import observe
-from osac.services.core import fields
+from osac.services.core import fields, limits
 from osac.services.core.context import Caller
-from osac.services.core.errors import TRANSIENT_STORE_ERRORS, InvalidArgument, ServiceError, api_error
+from osac.services.core.errors import (
+    TRANSIENT_STORE_ERRORS,
+    InvalidArgument,
+    PayloadTooLarge,
+    ServiceError,
+    UnsupportedMediaType,
+    api_error,
+)
 
 PUBLIC_PREFIX = "/api/fulfillment/v1"
 PRIVATE_PREFIX = "/api/private/v1"
@@ -75,20 +83,44 @@ def error_response(error: ServiceError) -> Response:
     return JSONResponse(error_body(error), status_code=error.http_status)
 
 
+def max_request_bytes(request: Request) -> int:
+    return int(getattr(request.app.state, "max_request_bytes", limits.DEFAULT_MAX_REQUEST_BYTES))
+
+
+async def read_body(request: Request) -> bytes:
+    """The body, refused (413) as soon as it is larger than the configured bound."""
+    bound = max_request_bytes(request)
+    too_large = PayloadTooLarge(f"request body: larger than {bound} bytes; at most {bound} bytes are accepted")
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > bound:
+        raise too_large
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > bound:
+            raise too_large
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 async def read_json(request: Request) -> dict[str, Any]:
-    body = await request.body()
+    body = await read_body(request)
     if not body.strip():
         return {}
-    try:
-        data = json.loads(body)
-    except ValueError as error:
-        raise InvalidArgument(f"request body is not valid JSON: {error}") from None
+    media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if media_type != "application/json":
+        raise UnsupportedMediaType(
+            f"request body: content type '{media_type[:80]}' is not accepted; send application/json"
+        )
+    data = json_body.decode(body)
     if not isinstance(data, dict):
         raise InvalidArgument("request body must be a JSON object")
     return data
 
 
 def parse_message(data: dict[str, Any], cls: type[Message], what: str = "object") -> Message:
+    json_body.check_values(data, cls.DESCRIPTOR)
     message = cls()
     try:
         json_format.ParseDict(data, message)
@@ -105,20 +137,24 @@ def _parse_error_text(error: Exception) -> str:
 # -- binders ------------------------------------------------------------------------------------
 
 
-def _int_param(request: Request, name: str) -> int | None:
+def int_param(request: Request, name: str, low: int, high: int) -> int | None:
+    """An integer query parameter within [low, high]; absent is None, empty is refused."""
     value = request.query_params.get(name)
-    if value is None or value == "":
+    if value is None:
         return None
-    try:
-        return int(value)
-    except ValueError:
-        raise InvalidArgument(f"{name}: '{value}' is not an integer") from None
+    text = value.strip()
+    if not text or len(text) > 40 or not text.lstrip("-").isdigit():
+        raise InvalidArgument(f"{name}: '{value[:40]}' is not an integer; use an integer from {low} to {high}")
+    number = int(text)
+    if not low <= number <= high:
+        raise InvalidArgument(f"{name}: {text} is out of range; use an integer from {low} to {high}")
+    return number
 
 
 async def bind_list(request: Request, cls: type[Message]) -> Message:
     message = cls()
-    for name in ("offset", "limit"):
-        value = _int_param(request, name)
+    for name, (low, high) in (("offset", limits.OFFSET_RANGE), ("limit", limits.LIMIT_RANGE)):
+        value = int_param(request, name, low, high)
         if value is not None:
             setattr(message, name, value)
     for name in ("filter", "order"):
@@ -260,6 +296,7 @@ def route_handler(route: RestRoute, authenticator: Authenticator) -> Callable[[R
                         dry_run=request.headers.get("x-dry-run"),
                     )
                 message = await route.binder(request, route.request_class)
+                limits.check_request(message)
                 return route.renderer(await function(caller, message))
             except (ServiceError, *TRANSIENT_STORE_ERRORS) as error:
                 known = api_error(error)

@@ -66,6 +66,16 @@ class Settings:
     #: Identity of this process for controller leases.
     process_name: str = field(default_factory=lambda: f"{os.uname().nodename}-{os.getpid()}")
 
+    @property
+    def max_request_bytes(self) -> int:
+        """The largest REST body and gRPC message received (``api.max_request_bytes``)."""
+        from osac.services.core.limits import DEFAULT_MAX_REQUEST_BYTES
+
+        value = self.config.get("api", {}).get("max_request_bytes", DEFAULT_MAX_REQUEST_BYTES)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1024:
+            raise ValueError(f"api.max_request_bytes: {value!r} is not a number of bytes >= 1024")
+        return value
+
     def database_url(self) -> str:
         if self.db_url:
             return self.db_url

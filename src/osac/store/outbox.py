@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, delete, func, select, update
+from sqlalchemy import ColumnElement, String, case, cast, delete, func, select, update
 
 from osac.store import schema
 from osac.store.errors import RevisionExpired
@@ -37,6 +37,37 @@ async def events_after(
         .limit(limit)
     )
     return [StoredEvent(*row) for row in await tx.conn.execute(query)]
+
+
+async def replay_batch(
+    tx: Tx, revision: int, *where: ColumnElement[bool], limit: int, max_bytes: int
+) -> tuple[list[StoredEvent], bool]:
+    """Events after ``revision`` like ``events_after``, but at most about ``max_bytes`` of their
+    JSON (always at least one event): the database sums the sizes, and the events past the
+    budget come without their data, so a replay over maximum-size objects holds a bounded
+    amount of memory per stream. Returns the events and whether more may follow."""
+    table = schema.events
+    size = func.length(cast(table.c.data, String))
+    inner = (
+        select(table.c.revision, table.c.type, table.c.kind, table.c.object_id, table.c.tenant, table.c.data,
+               size.label("size"))
+        .where(table.c.revision > revision, *where)
+        .order_by(table.c.revision)
+        .limit(limit)
+        .subquery()
+    )
+    before = func.sum(inner.c.size).over(order_by=inner.c.revision) - inner.c.size
+    query = select(
+        inner.c.revision, inner.c.type, inner.c.kind, inner.c.object_id, inner.c.tenant,
+        case((before < max_bytes, inner.c.data), else_=None).label("data"),
+    ).order_by(inner.c.revision)
+    rows = list(await tx.conn.execute(query))
+    events: list[StoredEvent] = []
+    for row in rows:
+        if row.data is None:
+            return events, True
+        events.append(StoredEvent(*row))
+    return events, len(rows) == limit
 
 
 async def check_retained(tx: Tx, revision: int) -> None:

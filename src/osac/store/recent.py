@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import json
 import time
 from collections.abc import Callable
 from typing import Any
@@ -21,13 +22,23 @@ from osac.store.wakeup import Wakeup
 
 #: Events kept in memory; a stream further behind than this reads the outbox itself.
 WINDOW = 20_000
+#: ... and at most this many bytes of their JSON, so that a history of maximum-size objects
+#: (docs/limits.md: up to 1 MiB each) cannot hold gigabytes in the window (issue #16).
+WINDOW_BYTES = 64 * 1024 * 1024
 
 
 class RecentEvents:
-    def __init__(self, store: Store, wakeup: Wakeup, *, window: int = WINDOW, poll_interval: float = 1.0) -> None:
+    def __init__(
+        self, store: Store, wakeup: Wakeup, *, window: int = WINDOW, poll_interval: float = 1.0,
+        window_bytes: int = WINDOW_BYTES,
+    ) -> None:
         self.store = store
         self.wakeup = wakeup
         self.window = window
+        self.window_bytes = window_bytes
+        self._sizes: list[int] = []
+        #: JSON bytes of the events held.
+        self.bytes = 0
         self.poll_interval = poll_interval
         self._events: list[outbox.StoredEvent] = []
         self._revisions: list[int] = []
@@ -62,16 +73,29 @@ class RecentEvents:
             self._refreshed_at = time.monotonic()
 
     def _append(self, event: outbox.StoredEvent) -> None:
+        size = len(json.dumps(event.data, separators=(",", ":")))
         self._events.append(event)
         self._revisions.append(event.revision)
+        self._sizes.append(size)
+        self.bytes += size
         self.cursor = event.revision
-        if len(self._events) > 2 * self.window:  # trim in bulk: amortised O(1) per event
-            cut = len(self._events) - self.window
+        if len(self._events) > 2 * self.window or self.bytes > self.window_bytes:
+            # Trim in bulk (amortised O(1) per event): down to the window's count and to half
+            # its bytes; the newest event always stays, so the window still knows its cursor.
+            cut = max(0, len(self._events) - self.window)
+            kept = self.bytes - sum(self._sizes[:cut])
+            while cut < len(self._events) - 1 and kept > self.window_bytes // 2:
+                kept -= self._sizes[cut]
+                cut += 1
+            if cut == 0:
+                return
             for dropped in self._events[:cut]:
                 self._decoded.pop(dropped.revision, None)
             self.floor = self._events[cut - 1].revision
+            self.bytes = kept
             del self._events[:cut]
             del self._revisions[:cut]
+            del self._sizes[:cut]
 
     def covers(self, position: int) -> bool:
         """Whether every event after ``position`` up to ``cursor`` is in memory."""

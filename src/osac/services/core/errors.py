@@ -2,10 +2,12 @@
 
 ServiceError
  +-- InvalidArgument     INVALID_ARGUMENT     400
+ |    +-- UnsupportedMediaType INVALID_ARGUMENT 415 (a REST body that is not JSON)
  +-- NotFound            NOT_FOUND            404
  +-- AlreadyExists       ALREADY_EXISTS       409
  +-- FailedPrecondition  FAILED_PRECONDITION  400
  +-- ResourceExhausted   RESOURCE_EXHAUSTED   429
+ |    +-- PayloadTooLarge RESOURCE_EXHAUSTED   413 (a REST body over the size bound)
  +-- Aborted             ABORTED              409
  +-- OutOfRange          OUT_OF_RANGE         400
  +-- PermissionDenied    PERMISSION_DENIED    403
@@ -54,6 +56,14 @@ class FailedPrecondition(ServiceError):
 class ResourceExhausted(ServiceError):
     code = grpc.StatusCode.RESOURCE_EXHAUSTED
     http_status = 429
+
+
+class PayloadTooLarge(ResourceExhausted):
+    http_status = 413
+
+
+class UnsupportedMediaType(InvalidArgument):
+    http_status = 415
 
 
 class Aborted(ServiceError):

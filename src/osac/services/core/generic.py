@@ -22,7 +22,7 @@ from osac import filters
 from osac.auth.subject import SHARED_TENANT, SYSTEM_TENANT
 from osac.model import ids
 from osac.model.kinds import Kind, Method, Scope
-from osac.services.core import access, fields
+from osac.services.core import access, fields, limits
 from osac.services.core.behaviour import Behaviour, WriteContext, reference_dependents
 from osac.services.core.context import Caller
 from osac.services.core.errors import (
@@ -61,16 +61,15 @@ class Page:
 
 
 def page_bounds(offset: int | None, limit: int | None, order: str | None) -> tuple[int, int]:
-    """The offset and limit of a List (api.md §6): offset >= 0, limit 0/absent = 100, at most
-    1000 (larger is clamped); ``order`` is not supported."""
+    """The offset and limit of a List (api.md §6, limits.md): offset 0..2^31-1, limit 0..1000
+    (0 or absent = 100; outside the range is refused, as the OpenAPI document states);
+    ``order`` is not supported."""
     if order:
         raise InvalidArgument("order: ordering is not supported; results are in creation order")
-    offset = offset or 0
-    if offset < 0:
-        raise InvalidArgument(f"offset: must be >= 0, got {offset}")
-    if limit is None or limit <= 0:
-        limit = DEFAULT_LIMIT
-    return offset, min(limit, MAX_LIMIT)
+    for name, value, (low, high) in (("offset", offset, limits.OFFSET_RANGE), ("limit", limit, limits.LIMIT_RANGE)):
+        if value is not None and not low <= value <= high:
+            raise InvalidArgument(f"{name}: {value} is out of range; use an integer from {low} to {high}")
+    return offset or 0, limit or DEFAULT_LIMIT
 
 
 def now_timestamp(tx: Tx) -> timestamp_pb2.Timestamp:
@@ -266,7 +265,7 @@ class KindService:
                 f"version conflict on {object_label(self.kind, stored)}: stored version "
                 f"{stored_version}, request carries {given_version}"
             )
-        self._check_identity(stored, obj)
+        self._check_identity(stored, obj, mask)
         merged = self._merge(caller, stored, obj, mask)
         ctx = WriteContext(tx, caller, self.services)
         await self._resolve_references(ctx, merged)
@@ -347,9 +346,13 @@ class KindService:
             return [path]
         return [f"{path}.{sub.name}" for sub in message_type.fields]
 
-    def _check_identity(self, stored: Message, given: Message) -> None:
-        """Name, tenant and project cannot change; a request may repeat them or leave them empty."""
+    def _check_identity(self, stored: Message, given: Message, mask: Sequence[str] | None) -> None:
+        """Name, tenant and project cannot change; a request may repeat them or leave them empty.
+        With an update mask only the paths in it are looked at: fields outside it are ignored
+        (api.md §2.5, as Kubernetes patches)."""
         for name in ("name", "tenant", "project"):
+            if mask and not any(path in ("metadata", f"metadata.{name}") for path in mask):
+                continue
             value = getattr(given.metadata, name)  # type: ignore[attr-defined]
             if value and value != getattr(stored.metadata, name):  # type: ignore[attr-defined]
                 raise InvalidArgument(f"metadata.{name} is immutable")
@@ -422,7 +425,7 @@ class KindService:
 
     def _validate_metadata(self, caller: Caller, obj: Message, stored: Message | None) -> None:
         meta = obj.metadata  # type: ignore[attr-defined]
-        if meta.name and (len(meta.name) > 63 or not _DNS_LABEL.match(meta.name)):
+        if meta.name and (len(meta.name) > limits.MAX_NAME_LENGTH or not _DNS_LABEL.match(meta.name)):
             raise InvalidArgument(
                 f"metadata.name: '{meta.name[:80]}' is not a valid name; use at most 63 lowercase "
                 "letters, digits and '-', starting and ending with a letter or digit"
@@ -553,7 +556,7 @@ def _copy(message: Message) -> Message:
 
 def _check_label(key: str, value: str) -> None:
     prefix, _, name = key.rpartition("/")
-    if len(key) > 316 or (prefix and (len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix))):
+    if len(key) > limits.MAX_KEY_LENGTH or (prefix and (len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix))):
         raise InvalidArgument(
             f"metadata.labels: key '{key[:80]}' is invalid; use an optional DNS subdomain prefix "
             "and '/', then a name of at most 63 characters"
@@ -563,7 +566,7 @@ def _check_label(key: str, value: str) -> None:
             f"metadata.labels: key '{key[:80]}' is invalid; the name part must be 1-63 letters, "
             "digits, '-', '_' or '.', starting and ending with a letter or digit"
         )
-    if len(value) > 63 or (value and not _LABEL_NAME.match(value)):
+    if len(value) > limits.MAX_LABEL_VALUE_LENGTH or (value and not _LABEL_NAME.match(value)):
         raise InvalidArgument(
             f"metadata.labels['{key}']: value is invalid; use at most 63 letters, digits, '-', '_' or '.'"
         )

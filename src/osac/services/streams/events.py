@@ -25,7 +25,11 @@ from osac.store.wakeup import Wakeup
 DEFAULT_BUFFER = 10_000
 #: How long a reader waits for a wake-up before looking anyway (other SQLite processes).
 POLL_INTERVAL = 1.0
+#: Events read per outbox query of one stream.
 BATCH = 500
+#: ... and at most about this many bytes of event JSON per read of one stream (issue #16;
+#: measured with bench/watch_memory.py, docs/watch.md).
+BATCH_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,11 @@ class EventsService:
         conditions = self._conditions(caller, expression, self.store.dialect)
         async with self.store.read() as tx:
             live_from = await tx.revision()
+            if after_revision > live_from:
+                raise OutOfRange(
+                    f"after_revision: {after_revision} is beyond the newest revision {live_from}; resume "
+                    "from a revision a List or an event returned, or 0 for live changes only"
+                )
             if after_revision:
                 try:
                     await outbox.check_retained(tx, after_revision)
@@ -103,12 +112,14 @@ class EventsService:
             await recent.refresh()
             if not recent.covers(cursor):
                 async with self.store.read() as tx:
-                    batch = await outbox.events_after(tx, cursor, *conditions, limit=BATCH)
+                    batch, more = await outbox.replay_batch(
+                        tx, cursor, *conditions, limit=BATCH, max_bytes=BATCH_BYTES
+                    )
                     newest = await tx.revision()
                 for stored in batch:
                     yield self._shared_event(event_class, stored, caller.private)
                     cursor = stored.revision
-                if len(batch) < BATCH:
+                if not more:
                     cursor = max(cursor, newest)
                 continue
             upto, batch = recent.cursor, recent.after(cursor)  # one consistent view (no await between)
@@ -147,12 +158,12 @@ class EventsService:
         event_class = self.event_class(caller.private)
         while True:
             async with self.store.read() as tx:
-                batch = await outbox.events_after(tx, cursor, *conditions, limit=BATCH)
+                batch, more = await outbox.replay_batch(tx, cursor, *conditions, limit=BATCH, max_bytes=BATCH_BYTES)
                 newest = await tx.revision()
             for stored in batch:
                 yield self._event(event_class, stored, caller.private)
                 cursor = stored.revision
-            if len(batch) < BATCH:
+            if not more:
                 # Everything matching up to ``newest`` (same snapshot) was delivered: skip ahead
                 # and sleep until a newer commit, instead of asking again for nothing.
                 cursor = max(cursor, newest)
