@@ -42,12 +42,21 @@ def fleet(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
+def chromium() -> Iterator[Browser]:
     os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         yield launched
         launched.close()
+
+
+@pytest.fixture
+def browser(chromium: Browser) -> Iterator[Browser]:
+    """The module's chromium; every context a test opened is closed after it (their event
+    streams with them)."""
+    yield chromium
+    for context in chromium.contexts:
+        context.close()
 
 
 def signed_in(browser: Browser, server: ConsoleServer, role: str, tenant: str, user: str) -> Page:
