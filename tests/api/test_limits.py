@@ -217,9 +217,9 @@ async def test_grpc_message_over_the_bound_is_resource_exhausted(server) -> None
 
 
 @pytest.mark.parametrize("params, message", [
-    ({"limit": "-1"}, "limit: -1 is out of range; use an integer from 0 to 1000"),
-    ({"limit": "1001"}, "limit: 1001 is out of range; use an integer from 0 to 1000"),
-    ({"limit": str(2**64)}, f"limit: {2**64} is out of range; use an integer from 0 to 1000"),
+    ({"limit": "-1"}, "limit: -1 is out of range; use an integer from 0 to 2147483647"),
+    ({"limit": str(2**31)}, f"limit: {2**31} is out of range; use an integer from 0 to 2147483647"),
+    ({"limit": str(2**64)}, f"limit: {2**64} is out of range; use an integer from 0 to 2147483647"),
     ({"offset": str(2**31)}, f"offset: {2**31} is out of range; use an integer from 0 to 2147483647"),
     ({"offset": str(2**63)}, f"offset: {2**63} is out of range; use an integer from 0 to 2147483647"),
     ({"offset": ""}, "offset: '' is not an integer; use an integer from 0 to 2147483647"),
@@ -232,8 +232,7 @@ async def test_list_parameters_out_of_range(server, params, message) -> None:
 
 
 @pytest.mark.parametrize("fields, message", [
-    ({"limit": -1}, "limit: -1 is out of range; use an integer from 0 to 1000"),
-    ({"limit": 1001}, "limit: 1001 is out of range; use an integer from 0 to 1000"),
+    ({"limit": -1}, "limit: -1 is out of range; use an integer from 0 to 2147483647"),
 ])
 async def test_grpc_list_limit_out_of_range(server, fields, message) -> None:
     token = await _alice(server)
@@ -246,8 +245,17 @@ async def test_grpc_list_limit_out_of_range(server, fields, message) -> None:
 async def test_list_limits_at_the_bounds_are_served(server) -> None:
     token = await _alice(server)
     async with server.rest(token) as rest:
-        for params in ({"limit": "0"}, {"limit": "1000"}, {"offset": str(2**31 - 1)}):
+        for params in ({"limit": "0"}, {"limit": "1000"}, {"limit": "1001"}, {"limit": str(2**31 - 1)},
+                       {"offset": str(2**31 - 1)}):
             assert (await rest.request("GET", VN, params=params)).status_code == 200
+
+
+@pytest.mark.parametrize(("limit", "served"), [(None, 100), (0, 100), (1, 1), (1000, 1000), (1001, 1000), (2**31 - 1, 1000)])
+def test_a_limit_above_the_page_size_is_clamped(limit, served) -> None:
+    """api.md §6: limit default 100, max 1000, larger is clamped, 0 means default."""
+    from osac.services.core.generic import page_bounds
+
+    assert page_bounds(None, limit, None) == (0, served)
 
 
 async def test_watch_after_revision_out_of_range(server) -> None:
@@ -331,7 +339,8 @@ async def test_openapi_states_the_limits(server) -> None:
     assert schemas["osac.public.v1.SecurityGroupSpec"]["properties"]["ingress"]["maxItems"] == 200
     assert schemas["osac.public.v1.ComputeInstanceSpec"]["properties"]["user_data"]["maxLength"] == 65_536
     parameters = {p["name"]: p["schema"] for p in document["paths"][VN]["get"]["parameters"]}
-    assert (parameters["limit"]["minimum"], parameters["limit"]["maximum"]) == (0, 1000)
+    assert (parameters["limit"]["minimum"], parameters["limit"]["maximum"]) == (0, 2**31 - 1)
+    assert parameters["limit"] and "above 1000 the page holds 1000" in {p["name"]: p for p in document["paths"][VN]["get"]["parameters"]}["limit"]["description"]
     assert (parameters["offset"]["minimum"], parameters["offset"]["maximum"]) == (0, 2**31 - 1)
     watch = {p["name"]: p["schema"] for p in document["paths"]["/api/events/v1/events"]["get"]["parameters"]}
     assert watch["after_revision"]["maximum"] == 2**63 - 1

@@ -171,6 +171,7 @@ def _parameters(route: RestRoute) -> list[dict[str, Any]]:
             {"name": "offset", "in": "query",
              "schema": {"type": "integer", "minimum": limits.OFFSET_RANGE[0], "maximum": limits.OFFSET_RANGE[1]}},
             {"name": "limit", "in": "query",
+             "description": f"0 or absent: 100; above {limits.MAX_PAGE_SIZE} the page holds {limits.MAX_PAGE_SIZE}",
              "schema": {"type": "integer", "minimum": limits.LIMIT_RANGE[0], "maximum": limits.LIMIT_RANGE[1]}},
             {"name": "filter", "in": "query", "schema": {"type": "string", "maxLength": limits.max_string_length("filter")}},
         ]

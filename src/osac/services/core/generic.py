@@ -44,7 +44,6 @@ if TYPE_CHECKING:
 SYSTEM_LABEL_PREFIX = "osac.openshift.io/"
 DEFAULT_LABEL = "osac.openshift.io/default"
 DEFAULT_LIMIT = 100
-MAX_LIMIT = 1000
 #: Attempts of a last-writer-wins update that keeps losing the race to other writers.
 UNLOCKED_UPDATE_ATTEMPTS = 8
 
@@ -61,15 +60,14 @@ class Page:
 
 
 def page_bounds(offset: int | None, limit: int | None, order: str | None) -> tuple[int, int]:
-    """The offset and limit of a List (api.md §6, limits.md): offset 0..2^31-1, limit 0..1000
-    (0 or absent = 100; outside the range is refused, as the OpenAPI document states);
-    ``order`` is not supported."""
+    """The offset and limit of a List (api.md §6, limits.md): offset and limit 0..2^31-1 (outside
+    is refused), limit 0 or absent = 100, above 1000 clamped to 1000; ``order`` is not supported."""
     if order:
         raise InvalidArgument("order: ordering is not supported; results are in creation order")
     for name, value, (low, high) in (("offset", offset, limits.OFFSET_RANGE), ("limit", limit, limits.LIMIT_RANGE)):
         if value is not None and not low <= value <= high:
             raise InvalidArgument(f"{name}: {value} is out of range; use an integer from {low} to {high}")
-    return offset or 0, limit or DEFAULT_LIMIT
+    return offset or 0, min(limit or DEFAULT_LIMIT, limits.MAX_PAGE_SIZE)
 
 
 def now_timestamp(tx: Tx) -> timestamp_pb2.Timestamp:

@@ -19,9 +19,11 @@ DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024
 #: Nesting of JSON arrays and objects in a REST body.
 MAX_JSON_DEPTH = 64
 
-#: List ``offset`` (an int32 in the API) and ``limit`` (0 or absent: 100).
+#: List ``offset`` and ``limit`` (int32 in the API; ``limit`` 0 or absent: 100).
 OFFSET_RANGE = (0, 2**31 - 1)
-LIMIT_RANGE = (0, 1000)
+LIMIT_RANGE = (0, 2**31 - 1)
+#: The most items one List page holds: a larger ``limit`` is clamped to it (api.md §6).
+MAX_PAGE_SIZE = 1000
 #: Watch ``after_revision`` (an int64 in the API).
 REVISION_RANGE = (0, 2**63 - 1)
 
