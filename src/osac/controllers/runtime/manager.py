@@ -87,6 +87,7 @@ from typing import Protocol
 from osac.clock import Clock
 from osac.controllers.runtime.backoff import Backoff
 from osac.controllers.runtime.metrics import ControllerMetrics, Outcome, default_metrics
+from osac.store.cost import PassCost, counting
 from osac.store.errors import Conflict, WriteContention
 from osac.store.outbox import Change
 
@@ -331,7 +332,9 @@ class Controller:
         self._backoff = backoff
         self._resync_period = resync_period
         self._metrics = metrics if metrics is not None else default_metrics()
+        self._metrics.follow_queue(self.kind, lambda: self.oldest_wait)
         self._max_real_wait = max_real_wait
+        self._pass_listeners: list[Callable[[str, Outcome, PassCost], None]] = []
 
         self._state = _State.STOPPED
         self._workers: list[asyncio.Task[None]] = []
@@ -352,6 +355,8 @@ class Controller:
         #: Queued keys -> whether a change queued them (else only time did); the two lanes hold
         #: them in order (an entry whose key moved lanes or left is skipped when reached).
         self._queued: dict[str, bool] = {}
+        #: Queued keys -> when (monotonic) they were first queued, for the oldest waiting key's age.
+        self._queued_at: dict[str, float] = {}
         self._changed_lane: collections.deque[str] = collections.deque()
         self._timed_lane: collections.deque[str] = collections.deque()
         self._work_ready = asyncio.Event()
@@ -480,6 +485,7 @@ class Controller:
             return
         self._state = _State.STOPPING
         self._queued.clear()
+        self._queued_at.clear()
         self._changed_lane.clear()
         self._timed_lane.clear()
         self._dirty.clear()
@@ -525,6 +531,7 @@ class Controller:
         if queued is not None and (queued or not changed):
             return
         self._queued[object_id] = changed
+        self._queued_at.setdefault(object_id, self._clock.monotonic())
         (self._changed_lane if changed else self._timed_lane).append(object_id)
         self._work_ready.set()
         self._idle.clear()
@@ -538,6 +545,7 @@ class Controller:
                     object_id = lane.popleft()
                     if self._queued.get(object_id) is changed:
                         del self._queued[object_id]
+                        self._queued_at.pop(object_id, None)
                         return object_id
             self._work_ready.clear()
             await self._work_ready.wait()
@@ -574,6 +582,22 @@ class Controller:
     def _report_depth(self) -> None:
         self._metrics.set_depth(self.kind, len(self._queued))
 
+    @property
+    def depth(self) -> int:
+        """Keys waiting for a worker."""
+        return len(self._queued)
+
+    @property
+    def oldest_wait(self) -> float:
+        """Seconds (monotonic) the longest-waiting queued key has waited (0: nothing queued)."""
+        if not self._queued_at:
+            return 0.0
+        return max(0.0, self._clock.monotonic() - min(self._queued_at.values()))
+
+    def add_pass_listener(self, listener: Callable[[str, Outcome, PassCost], None]) -> None:
+        """Call ``listener(object_id, outcome, cost)`` after every finished pass (tests, benchmarks)."""
+        self._pass_listeners.append(listener)
+
     def _update_idle(self) -> None:
         if self.is_idle:
             self._idle.set()
@@ -606,6 +630,17 @@ class Controller:
     async def _reconcile(self, object_id: str) -> None:
         key = ObjectKey(self.kind, object_id)
         started = self._clock.monotonic()
+        outcome: Outcome
+        with counting() as cost:
+            outcome = await self._run(key)
+        self._metrics.record(self.kind, outcome, self._clock.monotonic() - started)
+        self._metrics.record_cost(self.kind, cost)
+        for listener in self._pass_listeners:
+            listener(object_id, outcome, cost)
+
+    async def _run(self, key: ObjectKey) -> Outcome:
+        """One reconcile of ``key`` and what follows from how it ended."""
+        object_id = key.id
         outcome: Outcome
         try:
             result = await self._reconciler.reconcile(key)
@@ -643,7 +678,7 @@ class Controller:
             else:
                 outcome = Outcome.REQUEUE
                 self._schedule(object_id, self._clock.now() + result.requeue_after)
-        self._metrics.record(self.kind, outcome, self._clock.monotonic() - started)
+        return outcome
 
     def _count_failure(self, object_id: str) -> int:
         failures = self._failures.get(object_id, 0) + 1
