@@ -71,23 +71,28 @@ class Passes:
 
     seen: list[tuple[str, Outcome, PassCost]] = field(default_factory=list)
     last_at: float = 0.0
+    arrived: asyncio.Event = field(default_factory=asyncio.Event)
 
     def __call__(self, object_id: str, outcome: Outcome, cost: PassCost) -> None:
         self.seen.append((object_id, outcome, cost))
         self.last_at = time.monotonic()
+        self.arrived.set()
 
     async def quiet(self, controller: Controller, seconds: float = QUIET_SECONDS, *, after: int = 0,
                     object_id: str | None = None) -> None:
         """Wait until a pass of ``object_id`` after the ``after``-th one finished (if given), then
-        until the controller is idle and no pass finished for ``seconds``."""
+        until the controller is idle and no pass finished for ``seconds`` (no polling: the CPU
+        of a pass is the process's, so this must not spend any meanwhile)."""
         async with asyncio.timeout(60):
             while object_id is not None and not any(seen[0] == object_id for seen in self.seen[after:]):
-                await asyncio.sleep(0.005)
+                self.arrived.clear()
+                await self.arrived.wait()
             while True:
                 await controller.wait_idle()
-                if time.monotonic() - self.last_at >= seconds and controller.is_idle:
+                count = len(self.seen)
+                await asyncio.sleep(seconds)
+                if len(self.seen) == count and controller.is_idle:
                     return
-                await asyncio.sleep(seconds / 3)
 
 
 @contextlib.asynccontextmanager

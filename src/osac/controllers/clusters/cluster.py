@@ -160,6 +160,16 @@ class ClusterReconciler(ObjectReconciler):
         self.context = context
         #: Host type id -> name (a host type's name never changes).
         self._host_type_names: dict[str, str] = {}
+        #: Host types by id, kept until their change comes through the change feed
+        #: (``dependents``): every pass looks at its node sets' host types, which hardly ever change.
+        self._host_types: dict[str, Message] = {}
+        #: Bumped by every host type change, so a read that raced with one is not kept.
+        self._host_type_changes = 0
+        #: What each cluster holds, by the cluster's version: its addresses are reserved and
+        #: released only in transactions that write the cluster (the service's create and update,
+        #: this reconciler's status write), except the release of surplus node addresses, which
+        #: forgets the entry.
+        self._held: dict[str, tuple[int, cluster_addresses.HeldAddresses]] = {}
         self.provider = context.provider
         self.retries = ProviderRetries("cluster", BACKOFF.delay)
         self.hosts = ClusterHosts(context.inventory) if context.inventory is not None else None
@@ -177,8 +187,24 @@ class ClusterReconciler(ObjectReconciler):
         self.children = Waiters()
 
     def dependents(self, kind: str, object_id: str) -> tuple[str, ...]:
-        """The cluster whose teardown waits for the auto-provisioned child that changed."""
+        """The cluster whose teardown waits for the auto-provisioned child that changed (and a
+        changed host type is read again by the next pass that needs it)."""
+        if kind == "host_type":
+            self._host_types.pop(object_id, None)
+            self._host_type_changes += 1
+            return ()
         return self.children.dependents(kind, object_id)
+
+    async def _host_type(self, tx: Tx, host_type_id: str) -> Message | None:
+        """The stored host type (being deleted or not), from what the passes keep when it is there."""
+        kept = self._host_types.get(host_type_id)
+        if kept is not None:
+            return kept
+        changes = self._host_type_changes
+        host_type = await topology.get(tx, "host_type", host_type_id)
+        if host_type is not None and changes == self._host_type_changes:
+            self._host_types[host_type_id] = host_type
+        return host_type
 
     # -- the pass -----------------------------------------------------------------------------
 
@@ -292,7 +318,7 @@ class ClusterReconciler(ObjectReconciler):
         """The node sets whose host type is bare metal, with what they ask of the inventory."""
         wanted: dict[str, NodeSetHosts] = {}
         for key, node_set in spec.node_sets.items():  # type: ignore[attr-defined]
-            host_type = await topology.get(tx, "host_type", node_set.host_type)
+            host_type = await self._host_type(tx, node_set.host_type)
             if host_type is not None and is_bare_metal(host_type):
                 wanted[key] = NodeSetHosts(host_type.metadata.name, node_set.size)  # type: ignore[attr-defined]
         return wanted
@@ -511,6 +537,7 @@ class ClusterReconciler(ObjectReconciler):
         assert derived is not None  # an archived cluster is ``_unchanged``
         stored = derived.stored
         if derived.releases_nodes is not None:
+            self._held.pop(stored.id, None)  # type: ignore[attr-defined]
             await cluster_addresses.release_surplus_nodes(tx, stored, derived.releases_nodes, derived.held)
         written = await record_status(self, tx, derived.desired, stored, derived.events)
         if written is not stored:
@@ -526,9 +553,16 @@ class ClusterReconciler(ObjectReconciler):
             return None
         spec = cluster.spec  # type: ignore[attr-defined]
         host_types = [node_set.host_type for node_set in spec.node_sets.values()]
+        version: int = cluster.metadata.version  # type: ignore[attr-defined]
+        kept = self._held.get(cluster_id)
+        if kept is not None and kept[0] == version:
+            held = kept[1]
+        else:
+            held = await cluster_addresses.held_by(tx, cluster_id)
+            self._held[cluster_id] = (version, held)
         return _Snapshot(
             cluster=cluster,
-            held=await cluster_addresses.held_by(tx, cluster_id),
+            held=held,
             thresholds=await self._thresholds(tx, host_types),
             bare_metal={} if is_deleting(cluster) else await self._bare_metal_node_sets(tx, spec),
         )
@@ -543,7 +577,7 @@ class ClusterReconciler(ObjectReconciler):
         for host_type_id in host_types:
             name = self._host_type_names.get(host_type_id)
             if name is None:
-                host_type = await topology.get(tx, "host_type", host_type_id)
+                host_type = await self._host_type(tx, host_type_id)
                 if host_type is None:
                     continue
                 name = self._host_type_names[host_type_id] = host_type.metadata.name  # type: ignore[attr-defined]
@@ -573,6 +607,7 @@ class ClusterReconciler(ObjectReconciler):
         self.changes.forget(cluster_id)
         self.children.forget(cluster_id)
         self._attached.pop(cluster_id, None)
+        self._held.pop(cluster_id, None)
 
 
 class HostShortage(Exception):
