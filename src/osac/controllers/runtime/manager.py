@@ -50,7 +50,9 @@ Guarantees of the runtime
   the other kinds and gets the ids it names queued (an external IP attachment follows its
   target's address this way instead of polling it).
 * Nothing is lost while a controller is down: when it starts (process start, or taking over the
-  lease of another process) it enqueues every key of its kind, and then every ``resync_period``.
+  lease of another process) it enqueues every key of its kind at once, and then every
+  ``resync_period`` lists them again and gives each a timer at its own slot within the next
+  period (``spread.py``), so the periodic looks come evenly, not in a burst.
 * Time is the injected `Clock`. A fake clock notifies nobody, so due times are computed from
   ``clock.now()`` and waited for in real time with a bounded timeout; whoever moves a fake clock
   calls `ControllerManager.wake` (or `Controller.wake`) so that what became due runs at once.
@@ -87,6 +89,7 @@ from typing import Protocol
 from osac.clock import Clock
 from osac.controllers.runtime.backoff import Backoff
 from osac.controllers.runtime.metrics import ControllerMetrics, Outcome, default_metrics
+from osac.controllers.runtime.spread import until_slot
 from osac.store.cost import PassCost, counting
 from osac.store.errors import Conflict, WriteContention
 from osac.store.outbox import Change
@@ -428,8 +431,10 @@ class Controller:
         self._fire_due_timers()
         self._wake.set()
 
-    async def resync(self) -> None:
-        """Enqueue every key of the kind, except keys parked by a terminal error.
+    async def resync(self, *, spread: bool = False) -> None:
+        """Enqueue every key of the kind, except keys parked by a terminal error; with
+        ``spread``, each at its own slot within the next ``resync_period`` instead of all now
+        (``spread.py``), so a periodic resync is no burst.
 
         :raises Exception: whatever ``list_keys`` raises.
         """
@@ -441,8 +446,13 @@ class Controller:
             self._resyncs_in_progress -= 1
             self._update_idle()
         self._terminal.intersection_update(object_ids)
+        now = self._clock.now()
         for object_id in object_ids:
-            if object_id not in self._terminal:
+            if object_id in self._terminal:
+                continue
+            if spread:
+                self._schedule(object_id, now + until_slot(object_id, now, self._resync_period))
+            else:
                 self._add(object_id, changed=False)
 
     @property
@@ -685,9 +695,9 @@ class Controller:
         self._failures[object_id] = failures
         return failures
 
-    async def _resync_guarded(self) -> None:
+    async def _resync_guarded(self, *, spread: bool = False) -> None:
         try:
-            await self.resync()
+            await self.resync(spread=spread)
         except Exception:
             self._resync_failures += 1
             delay = self._backoff.delay(self._resync_failures)
@@ -701,7 +711,8 @@ class Controller:
         while self._state is _State.RUNNING:
             self._fire_due_timers()
             if self._next_resync is not None and self._clock.now() >= self._next_resync:
-                await self._resync_guarded()
+                # a periodic resync spreads; the retry of a failed one (the start's) does not
+                await self._resync_guarded(spread=self._resync_failures == 0)
             candidates = [when for when in (self._next_timer(), self._next_resync) if when is not None]
             await _wait_for_wake(self._clock, min(candidates, default=None), self._wake, self._max_real_wait)
 
