@@ -551,6 +551,11 @@ class ClusterReconciler(ObjectReconciler):
         written = await record_status(self, tx, derived.desired, stored, derived.events)
         if written is not stored:
             metrics.observe_transition(stored, written, derived.now)
+            if derived.releases_nodes is None:  # the written version holds what the stored one held
+                cluster_id: str = written.id  # type: ignore[attr-defined]
+                version: int = written.metadata.version  # type: ignore[attr-defined]
+                held = derived.held
+                tx.after_commit(lambda: self._held.__setitem__(cluster_id, (version, held)))
         return written, derived.requeue_after, written is not stored
 
     # -- helpers --------------------------------------------------------------------------------
