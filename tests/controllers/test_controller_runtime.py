@@ -17,6 +17,7 @@ from osac.controllers.runtime.manager import (
     TerminalError,
     TransientError,
 )
+from osac.controllers.runtime.metrics import Outcome
 from osac.controllers.runtime.spread import until_slot
 from osac.store.errors import Conflict, WriteContention
 
@@ -506,6 +507,33 @@ async def test_queue_depth_and_durations_are_reported(
     assert sample("osac_reconcile_duration_seconds_count", kind="widget") == 3
     assert sample("osac_reconcile_duration_seconds_sum", kind="widget") == 2
     assert sample("osac_reconcile_total", kind="widget", outcome="success") == 3
+
+
+async def test_the_oldest_waiting_key_and_each_pass_cost_are_reported(
+    clock, make_controller, make_reconciler, sample
+) -> None:
+    reconciler = make_reconciler()
+    controller = await make_controller(reconciler, workers=1)
+    costs = []
+    controller.add_pass_listener(lambda object_id, outcome, cost: costs.append((object_id, outcome, cost)))
+    reconciler.hold()
+    controller.enqueue("a")  # holds the one worker
+    await asyncio.wait_for(reconciler.entered.wait(), 0.5)
+    assert sample("osac_workqueue_oldest_seconds", kind="widget") == 0  # nothing waits
+    controller.enqueue("b")
+    clock.advance(timedelta(seconds=3))
+    controller.enqueue("c")
+    controller.enqueue("b")  # a key queued again keeps its place and its age
+    assert controller.depth == 2
+    assert sample("osac_workqueue_oldest_seconds", kind="widget") == 3
+    reconciler.release()
+    await controller.wait_idle()
+    assert sample("osac_workqueue_oldest_seconds", kind="widget") == 0
+    assert [(object_id, outcome) for object_id, outcome, _ in costs] == [
+        ("a", Outcome.SUCCESS), ("b", Outcome.SUCCESS), ("c", Outcome.SUCCESS)]
+    assert all(cost.statements == 0 and cost.cpu_seconds >= 0 for _, _, cost in costs)  # no store here
+    assert sample("osac_reconcile_statements_count", kind="widget") == 3
+    assert sample("osac_reconcile_cpu_seconds_count", kind="widget") == 3
 
 
 async def test_keys_queued_by_a_change_run_before_keys_queued_by_time(
