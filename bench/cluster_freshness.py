@@ -113,6 +113,8 @@ REST_SECONDS = 0.25
 #: No cluster reconcile for this long = the fleet is at rest (before the changes start).
 QUIET_SECONDS = 1.0
 QUIESCE_TIMEOUT = 120.0
+#: How often the cluster queue's gauges are sampled during a change phase.
+QUEUE_SAMPLE_SECONDS = 1.0
 #: The VIP block of each tenant's default /20 subnet (see the module docstring).
 VIP_PREFIX_LENGTH = 22
 #: Clusters a tenant's default subnet holds: 1,023 VIPs, two per cluster.
@@ -355,6 +357,33 @@ def reconciles(text: str) -> float:
     )
 
 
+def queue_gauges(text: str) -> tuple[float, float]:
+    """The cluster controller's ``osac_workqueue_depth`` and ``osac_workqueue_oldest_seconds``."""
+    found = {"osac_workqueue_depth": 0.0, "osac_workqueue_oldest_seconds": 0.0}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name in found and sample.labels.get("kind") == "cluster":
+                found[sample.name] = sample.value
+    return found["osac_workqueue_depth"], found["osac_workqueue_oldest_seconds"]
+
+
+@dataclass
+class QueueWatch:
+    """The cluster queue's depth and oldest waiting key's age, sampled from ``/metrics`` every
+    ``QUEUE_SAMPLE_SECONDS`` during a change phase; the maxima."""
+
+    depth_max: float = 0.0
+    oldest_max_s: float = 0.0
+
+    async def follow(self, server: ServerProcess) -> None:
+        while True:
+            with contextlib.suppress(httpx.HTTPError):
+                depth, oldest = queue_gauges(await scrape(server))
+                self.depth_max = max(self.depth_max, depth)
+                self.oldest_max_s = max(self.oldest_max_s, oldest)
+            await asyncio.sleep(QUEUE_SAMPLE_SECONDS)
+
+
 async def scrape(server: ServerProcess) -> str:
     """The server's Prometheus exposition."""
     async with httpx.AsyncClient(timeout=60) as http:
@@ -452,6 +481,8 @@ async def inject(server: ServerProcess, fleet: Fleet, rate: float, duration: flo
 
     cpu: dict[str, float] = {}
     before = propagation_histogram(await scrape(server))
+    queue = QueueWatch()
+    sampler = asyncio.create_task(queue.follow(server))
     try:
         with CpuMeter(server.pid, server.db_url).measure(cpu):
             count = max(1, round(rate * duration))
@@ -477,6 +508,8 @@ async def inject(server: ServerProcess, fleet: Fleet, rate: float, duration: flo
                     while fleet.in_flight and not fleet.error:
                         await fleet.settled.wait()
     finally:
+        sampler.cancel()
+        await asyncio.gather(sampler, return_exceptions=True)
         await client.close()
     after = propagation_histogram(await scrape(server))
 
@@ -500,6 +533,8 @@ async def inject(server: ServerProcess, fleet: Fleet, rate: float, duration: flo
         "from_ack_p99_ms": ms(percentile(from_ack, 99)),
         "call_p99_ms": ms(percentile(calls, 99)),
         **histogram_delta(before, after),
+        "queue_depth_max": int(queue.depth_max),
+        "oldest_wait_max_s": round(queue.oldest_max_s, 2),
         "server_cpu": round(cpu["server"], 2),
         "client_cpu": round(cpu["client"], 2),
         "pg_cpu": round(cpu["postgres"], 2) if server.db_url.startswith("postgresql") else "",
@@ -558,6 +593,7 @@ CHANGE_COLUMNS = ("db", "rate", "duration_s", "changes", "skipped", "change_rate
                   "failed_calls", "e2e_p50_ms", "e2e_p99_ms", "e2e_max_ms", "from_ack_p50_ms", "from_ack_p99_ms",
                   "call_p99_ms")
 HISTOGRAM_COLUMNS = ("db", "rate", "hist_count", "hist_mean_ms", "hist_p50_ms", "hist_p99_ms", "hist_max_le_ms",
+                     "queue_depth_max", "oldest_wait_max_s",
                      "server_cpu", "client_cpu", "pg_cpu", "other_cpu", "errors")
 
 

@@ -16,6 +16,7 @@ from bench import (
     cluster_freshness,
     list_filter,
     onboarding,
+    pass_cost,
     vm_fleet,
     watch_latency,
 )
@@ -98,10 +99,24 @@ async def test_cluster_freshness(db: str) -> None:
         assert 0 < row["e2e_p50_ms"] <= row["e2e_p99_ms"] <= row["e2e_max_ms"]
         assert row["from_ack_p50_ms"] <= row["e2e_p50_ms"]
         assert row["hist_mean_ms"] > 0 and 0 < row["hist_p50_ms"] <= row["hist_p99_ms"]
+        assert row["queue_depth_max"] >= 0 and row["oldest_wait_max_s"] >= 0
+
+
+@pytest.mark.parametrize("db", DATABASES)
+async def test_pass_cost(db: str) -> None:
+    # Counts, not times: every case is one pass of the cluster, and only a change writes.
+    rows = await pass_cost.benchmark([db], repeat=2, clusters=1)
+    assert [row["case"] for row in rows] == list(pass_cost.CASES)
+    for row in rows:
+        assert row["db"] == db and row["triggers"] == 2 and row["passes"] == 1
+        assert row["statements"] > 0 and row["read_tx"] > 0 and row["cpu_us"] > 0
+    change, resync, no_change = rows
+    assert change["write_tx"] == 1 and change["encoded"] == 1
+    assert resync["write_tx"] == no_change["write_tx"] == 0
 
 
 @pytest.mark.parametrize(
-    "module", [api_throughput, watch_latency, list_filter, onboarding, vm_fleet, cluster_freshness],
+    "module", [api_throughput, watch_latency, list_filter, onboarding, vm_fleet, cluster_freshness, pass_cost],
     ids=lambda m: m.__name__,
 )
 def test_help(module: object, capsys: pytest.CaptureFixture[str]) -> None:

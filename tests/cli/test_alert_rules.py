@@ -17,7 +17,7 @@ from osac.cli.main import app
 
 def rules_of(output: str, group_name: str = "osac-clusters") -> dict[str, dict[str, Any]]:
     document = yaml.safe_load(output)
-    assert [group["name"] for group in document["groups"]] == ["osac-clusters", "osac-networking"]
+    assert [group["name"] for group in document["groups"]] == ["osac-clusters", "osac-networking", "osac-controllers"]
     [group] = [group for group in document["groups"] if group["name"] == group_name]
     return {rule["alert"]: rule for rule in group["rules"]}
 
@@ -107,9 +107,33 @@ def test_every_metric_the_rules_read_is_exported() -> None:
     import osac.controllers.clusters.metrics  # noqa: F401  (registers the cluster metrics)
     import osac.controllers.networking.metrics  # noqa: F401  (registers the networking metrics)
     import osac.services.networking.allocation_metrics  # noqa: F401  (registers the allocation failures)
+    from osac.controllers.runtime.metrics import default_metrics
+
+    default_metrics()  # the controller runtime's metrics
 
     exported = {metric.name for metric in REGISTRY.collect()}
     for metric in alert_rules.METRICS:
         assert metric.removesuffix("_total") in exported, metric
     rendered = alert_rules.render("5m", "10m", "5m")
     assert set(re.findall(r"\bosac_[a-z_]+", rendered)) == set(alert_rules.METRICS)
+
+
+def test_a_controller_falling_behind_alerts_on_its_oldest_waiting_key() -> None:
+    result = CliRunner().invoke(app, ["alert-rules"])
+    assert result.exit_code == 0, result.output
+    [rule] = rules_of(result.output, "osac-controllers").values()
+    assert rule["alert"] == "OsacControllerFallingBehind"
+    assert rule["expr"] == "max by (kind) (osac_workqueue_oldest_seconds) > 5"
+    assert rule["for"] == "2m" and rule["labels"]["severity"] == "warning"
+
+    result = CliRunner().invoke(app, ["alert-rules", "--controller-lag", "0.5", "--controller-lag-for", "30s"])
+    assert result.exit_code == 0, result.output
+    [rule] = rules_of(result.output, "osac-controllers").values()
+    assert rule["expr"] == "max by (kind) (osac_workqueue_oldest_seconds) > 0.5" and rule["for"] == "30s"
+
+
+def test_a_controller_lag_of_zero_is_refused_naming_the_option() -> None:
+    result = CliRunner().invoke(app, ["alert-rules", "--controller-lag", "0"])
+    assert result.exit_code != 0
+    assert result.stdout == ""
+    assert "--controller-lag '0' is not a number of seconds above zero; use e.g. 5" in result.output

@@ -17,6 +17,8 @@ from osac.controllers.runtime.manager import (
     TerminalError,
     TransientError,
 )
+from osac.controllers.runtime.metrics import Outcome
+from osac.controllers.runtime.spread import until_slot
 from osac.store.errors import Conflict, WriteContention
 
 TICK = timedelta(milliseconds=1)
@@ -264,6 +266,7 @@ async def test_terminal_error_is_not_retried_until_the_object_changes(
     assert reconciler.runs("bad") == 1
     assert controller.scheduled_at("bad") is None
 
+    await step(clock, controller, timedelta(hours=1))  # the periodic resync gives each key its slot
     await step(clock, controller, timedelta(hours=1))
     await eventually(lambda: reconciler.runs("good") == 2)  # the periodic resync ran...
     await controller.wait_idle()
@@ -372,11 +375,40 @@ async def test_resync_enqueues_every_key_each_period(
     assert reconciler.calls == ["a"]
     clock.advance(TICK)
     controller.wake()
-    await eventually(lambda: sorted(reconciler.calls) == ["a", "a", "b"])
+    # the periodic resync lists both keys and gives each a timer at its own slot of the next period
+    await eventually(lambda: controller.scheduled_at("a") is not None and controller.scheduled_at("b") is not None)
+    now = clock.now()
+    for key in ("a", "b"):
+        assert controller.scheduled_at(key) == now + until_slot(key, now, timedelta(minutes=10))
+        assert now < controller.scheduled_at(key) <= now + timedelta(minutes=10)
+    assert reconciler.calls == ["a"]
 
     clock.advance(timedelta(minutes=10))
     controller.wake()
-    await eventually(lambda: len(reconciler.calls) == 5)
+    await eventually(lambda: sorted(reconciler.calls) == ["a", "a", "b"])
+
+
+async def test_a_periodic_resync_spreads_the_keys_evenly_over_the_period(
+    clock, make_controller, make_reconciler, objects
+) -> None:
+    """200 keys created at once come due at about 20 a minute over the next 10 minutes, not at once."""
+    objects.add("widget", *(f"k{number:03d}" for number in range(200)))
+    reconciler = make_reconciler()
+    controller = await make_controller(reconciler, resync_period=timedelta(minutes=10))
+    await controller.wait_idle()
+    assert len(reconciler.calls) == 200  # the start's resync: everything at once
+
+    await step(clock, controller, timedelta(minutes=10))
+    assert len(reconciler.calls) == 200  # the periodic one only set timers
+    start = clock.now()
+    per_minute = []
+    for _minute in range(10):
+        before = len(reconciler.calls)
+        await step(clock, controller, timedelta(minutes=1))
+        per_minute.append(len(reconciler.calls) - before)
+    assert sum(per_minute) == 200
+    assert max(per_minute) <= 35 and min(per_minute) >= 8, per_minute
+    assert clock.now() == start + timedelta(minutes=10)
 
 
 async def test_a_failing_listing_is_retried_with_backoff(
@@ -475,6 +507,33 @@ async def test_queue_depth_and_durations_are_reported(
     assert sample("osac_reconcile_duration_seconds_count", kind="widget") == 3
     assert sample("osac_reconcile_duration_seconds_sum", kind="widget") == 2
     assert sample("osac_reconcile_total", kind="widget", outcome="success") == 3
+
+
+async def test_the_oldest_waiting_key_and_each_pass_cost_are_reported(
+    clock, make_controller, make_reconciler, sample
+) -> None:
+    reconciler = make_reconciler()
+    controller = await make_controller(reconciler, workers=1)
+    costs = []
+    controller.add_pass_listener(lambda object_id, outcome, cost: costs.append((object_id, outcome, cost)))
+    reconciler.hold()
+    controller.enqueue("a")  # holds the one worker
+    await asyncio.wait_for(reconciler.entered.wait(), 0.5)
+    assert sample("osac_workqueue_oldest_seconds", kind="widget") == 0  # nothing waits
+    controller.enqueue("b")
+    clock.advance(timedelta(seconds=3))
+    controller.enqueue("c")
+    controller.enqueue("b")  # a key queued again keeps its place and its age
+    assert controller.depth == 2
+    assert sample("osac_workqueue_oldest_seconds", kind="widget") == 3
+    reconciler.release()
+    await controller.wait_idle()
+    assert sample("osac_workqueue_oldest_seconds", kind="widget") == 0
+    assert [(object_id, outcome) for object_id, outcome, _ in costs] == [
+        ("a", Outcome.SUCCESS), ("b", Outcome.SUCCESS), ("c", Outcome.SUCCESS)]
+    assert all(cost.statements == 0 and cost.cpu_seconds >= 0 for _, _, cost in costs)  # no store here
+    assert sample("osac_reconcile_statements_count", kind="widget") == 3
+    assert sample("osac_reconcile_cpu_seconds_count", kind="widget") == 3
 
 
 async def test_keys_queued_by_a_change_run_before_keys_queued_by_time(

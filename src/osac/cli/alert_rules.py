@@ -21,6 +21,14 @@ Group ``osac-networking``, the rules of networking.md §13:
 - ``OsacNetworkingObjectFailed``: objects of a kind have been FAILED
   (``osac_networking_objects{state="FAILED"}``) for ``--networking-failed-for`` (15m).
 
+Group ``osac-controllers``, the controllers' own health (docs/controllers.md "Pass cost and
+overload"):
+
+- ``OsacControllerFallingBehind``: the key that has waited longest in a kind's work queue
+  (``osac_workqueue_oldest_seconds``) has waited more than ``--controller-lag`` seconds (default 5)
+  for ``--controller-lag-for`` (2m): the controller is over capacity and the status of what
+  changes is getting late. A controller that keeps up holds that age near zero.
+
 Every threshold is an option.
 
 The output is a Prometheus rules file (``rule_files:`` in prometheus.yml, or a PrometheusRule's
@@ -38,6 +46,7 @@ from osac.cli.errors import CliError
 
 GROUP = "osac-clusters"
 NETWORKING_GROUP = "osac-networking"
+CONTROLLERS_GROUP = "osac-controllers"
 #: A Prometheus duration: units from years to milliseconds, largest first, at least one.
 _DURATION = re.compile(r"^(?=\d)((\d+)y)?((\d+)w)?((\d+)d)?((\d+)h)?((\d+)m)?((\d+)s)?((\d+)ms)?$")
 #: Every metric the rules read (checked against what a server exports).
@@ -45,6 +54,7 @@ METRICS = (
     "osac_cluster_stalled_info", "osac_clusters_stage_unknown", "osac_cluster_state_transitions_total",
     "osac_external_ip_pool_utilization_ratio", "osac_network_cleanup_failures_total",
     "osac_default_networking_failures_total", "osac_ip_allocation_failures_total", "osac_networking_objects",
+    "osac_workqueue_oldest_seconds", "osac_workqueue_depth", "osac_reconcile_total", "osac_reconcile_cpu_seconds",
 )
 
 
@@ -69,11 +79,14 @@ def alert_rules(
     pool_utilization_for: str = "10m",
     network_failure_window: str = "5m",
     networking_failed_for: str = "15m",
+    controller_lag: float = 5.0,
+    controller_lag_for: str = "2m",
 ) -> dict[str, Any]:
     """The rules file as a mapping (``yaml.safe_dump`` gives the file).
 
-    :raises CliError: a duration that is not a Prometheus duration above zero, or a utilisation
-        outside (0, 1]; the message names the option.
+    :raises CliError: a duration that is not a Prometheus duration above zero, a utilisation
+        outside (0, 1], or a controller lag that is not a number of seconds above zero; the
+        message names the option.
     """
     check_duration("--stalled-for", stalled_for)
     check_duration("--stage-unknown-for", stage_unknown_for)
@@ -82,9 +95,31 @@ def alert_rules(
     check_duration("--pool-utilization-for", pool_utilization_for)
     check_duration("--network-failure-window", network_failure_window)
     check_duration("--networking-failed-for", networking_failed_for)
+    if not controller_lag > 0:
+        raise CliError(f"--controller-lag '{controller_lag:g}' is not a number of seconds above zero; use e.g. 5")
+    check_duration("--controller-lag-for", controller_lag_for)
     return {"groups": [
         _cluster_group(stalled_for, stage_unknown_for, failure_window),
         _networking_group(pool_utilization, pool_utilization_for, network_failure_window, networking_failed_for),
+        _controllers_group(controller_lag, controller_lag_for),
+    ]}
+
+
+def _controllers_group(lag: float, lag_for: str) -> dict[str, Any]:
+    return {"name": CONTROLLERS_GROUP, "rules": [
+        {
+            "alert": "OsacControllerFallingBehind",
+            "expr": f"max by (kind) (osac_workqueue_oldest_seconds) > {lag:g}",
+            "for": lag_for,
+            "labels": {"severity": "warning"},
+            "annotations": {
+                "summary": "The {{ $labels.kind }} controller is falling behind: a key has waited "
+                           "{{ $value | humanizeDuration }} for a worker",
+                "description": "Changes are queued faster than the controller reconciles them, so status "
+                               "updates are late. See osac_workqueue_depth{kind=\"{{ $labels.kind }}\"}, "
+                               "rate(osac_reconcile_total[1m]) and osac_reconcile_cpu_seconds.",
+            },
+        },
     ]}
 
 
@@ -200,10 +235,13 @@ def render(
     pool_utilization_for: str = "10m",
     network_failure_window: str = "5m",
     networking_failed_for: str = "15m",
+    controller_lag: float = 5.0,
+    controller_lag_for: str = "2m",
 ) -> str:
     rules = alert_rules(
         stalled_for, stage_unknown_for, failure_window,
         pool_utilization=pool_utilization, pool_utilization_for=pool_utilization_for,
         network_failure_window=network_failure_window, networking_failed_for=networking_failed_for,
+        controller_lag=controller_lag, controller_lag_for=controller_lag_for,
     )
     return str(yaml.safe_dump(rules, sort_keys=False, width=120))

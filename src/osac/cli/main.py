@@ -706,15 +706,20 @@ def alert_rules_command(
         help="Window in which a cleanup, default-networking or automatic allocation failure alerts.")] = "5m",
     networking_failed_for: Annotated[str, typer.Option(
         "--networking-failed-for", help="How long networking objects are FAILED before it alerts.")] = "15m",
+    controller_lag: Annotated[float, typer.Option(
+        "--controller-lag", help="Seconds a key may wait in a controller's queue before it counts as behind.")] = 5.0,
+    controller_lag_for: Annotated[str, typer.Option(
+        "--controller-lag-for", help="How long a controller is behind before it alerts.")] = "2m",
 ) -> None:
-    """Print the Prometheus alerting rules for cluster status and networking (a rules file; no
-    server needed)."""
+    """Print the Prometheus alerting rules for cluster status, networking and the controllers (a
+    rules file; no server needed)."""
     from osac.cli import alert_rules
 
     typer.echo(alert_rules.render(
         stalled_for, stage_unknown_for, failure_window,
         pool_utilization=pool_utilization, pool_utilization_for=pool_utilization_for,
         network_failure_window=network_failure_window, networking_failed_for=networking_failed_for,
+        controller_lag=controller_lag, controller_lag_for=controller_lag_for,
     ), nl=False)
 
 

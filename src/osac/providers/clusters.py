@@ -156,5 +156,10 @@ class ClusterProvider(Protocol):
 
     def subscribe(self) -> AsyncIterator[ChangeNotice]:
         """One ``ChangeNotice(kind="cluster", key=<cluster id>, changed_at)`` per observable
-        change, in order, for as long as the caller iterates."""
+        change, in order, for as long as the caller iterates.
+
+        A provider whose notices cannot be lost while the subscription runs (it derives them
+        from what it stores, not from a watch that may drop events) says so with a class
+        attribute ``reliable_notices = True``; the controller then needs its periodic resync
+        only as a rare safety net (``osac.server.controllers.cluster_resync``)."""
         ...

@@ -17,7 +17,12 @@ from osac.controllers.baremetal.bare_metal_instance import (
 )
 from osac.controllers.baremetal.settings import BareMetalSettings
 from osac.controllers.clusters import metrics as cluster_metrics
-from osac.controllers.clusters.cluster import RESYNC, ClusterControllerContext, ClusterReconciler
+from osac.controllers.clusters.cluster import (
+    RELIABLE_RESYNC,
+    RESYNC,
+    ClusterControllerContext,
+    ClusterReconciler,
+)
 from osac.controllers.compute.compute_instance import ComputeControllerContext, ComputeInstanceReconciler
 from osac.controllers.networking import metrics as networking_metrics
 from osac.controllers.networking import orphan_sweep
@@ -76,12 +81,15 @@ def reconcilers(
     return found
 
 
-def cluster_resync(config: Mapping[str, Any]) -> timedelta:
+def cluster_resync(config: Mapping[str, Any], provider: object = None) -> timedelta:
     """``cluster_status.resync_interval``: the longest a cluster goes without a pass, which bounds
-    the staleness a lost change notice causes (cluster-status.md §17: 30 s).
+    the staleness a lost change notice causes. Unset: 30 s (cluster-status.md §17), or 10 minutes
+    with a provider whose notices are reliable (``reliable_notices``, as the simulator's are),
+    for which the resync is only a safety net.
 
     :raises ValueError: not a positive duration."""
-    value = (config.get("cluster_status") or {}).get("resync_interval", RESYNC.total_seconds())
+    default = RELIABLE_RESYNC if getattr(provider, "reliable_notices", False) is True else RESYNC
+    value = (config.get("cluster_status") or {}).get("resync_interval", default.total_seconds())
     return parse_threshold(value, "cluster_status.resync_interval")
 
 
@@ -108,7 +116,7 @@ async def start_controllers(application: Application) -> ControllerManager:
             networking=networking,
             thresholds=StallThresholds.from_config(application.settings.config),
             inventory=application.managers.baremetal_provider,
-            resync=cluster_resync(application.settings.config),
+            resync=cluster_resync(application.settings.config, application.managers.cluster_provider),
         )
     compute_context = None
     if application.managers.compute_provider is not None:

@@ -16,6 +16,8 @@ from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
+from osac.store.cost import count_decoded, count_encoded
+
 M = TypeVar("M", bound=Message)
 
 TIMESTAMP = "google.protobuf.Timestamp"
@@ -36,6 +38,7 @@ def format_datetime(value: datetime) -> str:
 
 def to_storage(message: Message) -> dict[str, Any]:
     """The storage dict of ``message``."""
+    count_encoded()
     data = json_format.MessageToDict(
         message, preserving_proto_field_name=True, use_integers_for_enums=True
     )
@@ -45,6 +48,7 @@ def to_storage(message: Message) -> dict[str, Any]:
 
 def from_storage(data: dict[str, Any], cls: type[M]) -> M:
     """Parse a storage dict into ``cls``; unknown fields are kept out silently (newer writers)."""
+    count_decoded()
     message = cls()
     json_format.ParseDict(data, message, ignore_unknown_fields=True)
     return message

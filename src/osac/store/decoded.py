@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from google.protobuf.message import Message
 
 from osac.store.codec import from_storage
+from osac.store.cost import count_copied
 
 M = TypeVar("M", bound=Message)
 
@@ -48,6 +49,7 @@ class Decoded:
         if raw is not None:
             self._entries.move_to_end(key)
             self.hits += 1
+            count_copied()
             return cls.FromString(raw)
         self.misses += 1
         message = from_storage(data, cls)

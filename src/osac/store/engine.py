@@ -25,6 +25,7 @@ from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import NullPool
 
+from osac.store import cost
 from osac.store.sqlite_driver import OneTripDBAPI
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
@@ -77,9 +78,12 @@ def create_engines(url: str) -> Engines:
     if make_url(url).drivername.startswith("sqlite"):
         writer = _sqlite_engine(url, immediate=True)
         reader = _sqlite_engine(url, immediate=False)
+        cost.install(writer.sync_engine)
+        cost.install(reader.sync_engine)
         return Engines(url, writer, reader)
     engine = create_async_engine(url, pool_size=10, max_overflow=20)
     _ping_when_idle(engine)
+    cost.install(engine.sync_engine)
     return Engines(url, engine, engine)
 
 

@@ -428,12 +428,22 @@ class Store:
         :raises WriteContention: the database aborted it to resolve a deadlock or a
             serialization conflict with another writer (nothing was written; do it again).
         """
+        committed = False
         try:
-            async with self.engines.writer.connect() as conn, conn.begin():
-                tx = Tx(conn, self.clock, self.decoded)
-                yield tx
-                await tx.append_events()
+            async with self.engines.writer.connect() as conn:
+                async with conn.begin():
+                    tx = Tx(conn, self.clock, self.decoded)
+                    yield tx
+                    await tx.append_events()
+                # Committed. The callbacks run before the connection goes back to the pool (on
+                # PostgreSQL a round trip), so that a reader woken by the commit's NOTIFY already
+                # finds what they record (the reconcilers' own writes, the parsed objects).
+                committed = True
+                for callback in tx._after_commit:
+                    callback()
         except DBAPIError as error:
+            if committed:
+                raise
             if getattr(error.orig, "sqlstate", None) in CONTENTION_STATES:
                 raise WriteContention(f"the database aborted the write to resolve contention: {error.orig}") from error
             _raise_unavailable(error)
@@ -441,8 +451,6 @@ class Store:
         except PoolTimeout as error:
             _raise_unavailable(error)
             raise
-        for callback in tx._after_commit:
-            callback()
         if tx.last_revision:
             for listener in self._commit_listeners:
                 listener(tx.last_revision)

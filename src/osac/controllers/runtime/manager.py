@@ -50,7 +50,9 @@ Guarantees of the runtime
   the other kinds and gets the ids it names queued (an external IP attachment follows its
   target's address this way instead of polling it).
 * Nothing is lost while a controller is down: when it starts (process start, or taking over the
-  lease of another process) it enqueues every key of its kind, and then every ``resync_period``.
+  lease of another process) it enqueues every key of its kind at once, and then every
+  ``resync_period`` lists them again and gives each a timer at its own slot within the next
+  period (``spread.py``), so the periodic looks come evenly, not in a burst.
 * Time is the injected `Clock`. A fake clock notifies nobody, so due times are computed from
   ``clock.now()`` and waited for in real time with a bounded timeout; whoever moves a fake clock
   calls `ControllerManager.wake` (or `Controller.wake`) so that what became due runs at once.
@@ -87,6 +89,8 @@ from typing import Protocol
 from osac.clock import Clock
 from osac.controllers.runtime.backoff import Backoff
 from osac.controllers.runtime.metrics import ControllerMetrics, Outcome, default_metrics
+from osac.controllers.runtime.spread import until_slot
+from osac.store.cost import PassCost, counting
 from osac.store.errors import Conflict, WriteContention
 from osac.store.outbox import Change
 
@@ -331,7 +335,9 @@ class Controller:
         self._backoff = backoff
         self._resync_period = resync_period
         self._metrics = metrics if metrics is not None else default_metrics()
+        self._metrics.follow_queue(self.kind, lambda: self.oldest_wait)
         self._max_real_wait = max_real_wait
+        self._pass_listeners: list[Callable[[str, Outcome, PassCost], None]] = []
 
         self._state = _State.STOPPED
         self._workers: list[asyncio.Task[None]] = []
@@ -352,6 +358,8 @@ class Controller:
         #: Queued keys -> whether a change queued them (else only time did); the two lanes hold
         #: them in order (an entry whose key moved lanes or left is skipped when reached).
         self._queued: dict[str, bool] = {}
+        #: Queued keys -> when (monotonic) they were first queued, for the oldest waiting key's age.
+        self._queued_at: dict[str, float] = {}
         self._changed_lane: collections.deque[str] = collections.deque()
         self._timed_lane: collections.deque[str] = collections.deque()
         self._work_ready = asyncio.Event()
@@ -423,8 +431,10 @@ class Controller:
         self._fire_due_timers()
         self._wake.set()
 
-    async def resync(self) -> None:
-        """Enqueue every key of the kind, except keys parked by a terminal error.
+    async def resync(self, *, spread: bool = False) -> None:
+        """Enqueue every key of the kind, except keys parked by a terminal error; with
+        ``spread``, each at its own slot within the next ``resync_period`` instead of all now
+        (``spread.py``), so a periodic resync is no burst.
 
         :raises Exception: whatever ``list_keys`` raises.
         """
@@ -436,8 +446,13 @@ class Controller:
             self._resyncs_in_progress -= 1
             self._update_idle()
         self._terminal.intersection_update(object_ids)
+        now = self._clock.now()
         for object_id in object_ids:
-            if object_id not in self._terminal:
+            if object_id in self._terminal:
+                continue
+            if spread:
+                self._schedule(object_id, now + until_slot(object_id, now, self._resync_period))
+            else:
                 self._add(object_id, changed=False)
 
     @property
@@ -480,6 +495,7 @@ class Controller:
             return
         self._state = _State.STOPPING
         self._queued.clear()
+        self._queued_at.clear()
         self._changed_lane.clear()
         self._timed_lane.clear()
         self._dirty.clear()
@@ -525,6 +541,7 @@ class Controller:
         if queued is not None and (queued or not changed):
             return
         self._queued[object_id] = changed
+        self._queued_at.setdefault(object_id, self._clock.monotonic())
         (self._changed_lane if changed else self._timed_lane).append(object_id)
         self._work_ready.set()
         self._idle.clear()
@@ -538,6 +555,7 @@ class Controller:
                     object_id = lane.popleft()
                     if self._queued.get(object_id) is changed:
                         del self._queued[object_id]
+                        self._queued_at.pop(object_id, None)
                         return object_id
             self._work_ready.clear()
             await self._work_ready.wait()
@@ -574,6 +592,22 @@ class Controller:
     def _report_depth(self) -> None:
         self._metrics.set_depth(self.kind, len(self._queued))
 
+    @property
+    def depth(self) -> int:
+        """Keys waiting for a worker."""
+        return len(self._queued)
+
+    @property
+    def oldest_wait(self) -> float:
+        """Seconds (monotonic) the longest-waiting queued key has waited (0: nothing queued)."""
+        if not self._queued_at:
+            return 0.0
+        return max(0.0, self._clock.monotonic() - min(self._queued_at.values()))
+
+    def add_pass_listener(self, listener: Callable[[str, Outcome, PassCost], None]) -> None:
+        """Call ``listener(object_id, outcome, cost)`` after every finished pass (tests, benchmarks)."""
+        self._pass_listeners.append(listener)
+
     def _update_idle(self) -> None:
         if self.is_idle:
             self._idle.set()
@@ -606,6 +640,17 @@ class Controller:
     async def _reconcile(self, object_id: str) -> None:
         key = ObjectKey(self.kind, object_id)
         started = self._clock.monotonic()
+        outcome: Outcome
+        with counting() as cost:
+            outcome = await self._run(key)
+        self._metrics.record(self.kind, outcome, self._clock.monotonic() - started)
+        self._metrics.record_cost(self.kind, cost)
+        for listener in self._pass_listeners:
+            listener(object_id, outcome, cost)
+
+    async def _run(self, key: ObjectKey) -> Outcome:
+        """One reconcile of ``key`` and what follows from how it ended."""
+        object_id = key.id
         outcome: Outcome
         try:
             result = await self._reconciler.reconcile(key)
@@ -643,16 +688,16 @@ class Controller:
             else:
                 outcome = Outcome.REQUEUE
                 self._schedule(object_id, self._clock.now() + result.requeue_after)
-        self._metrics.record(self.kind, outcome, self._clock.monotonic() - started)
+        return outcome
 
     def _count_failure(self, object_id: str) -> int:
         failures = self._failures.get(object_id, 0) + 1
         self._failures[object_id] = failures
         return failures
 
-    async def _resync_guarded(self) -> None:
+    async def _resync_guarded(self, *, spread: bool = False) -> None:
         try:
-            await self.resync()
+            await self.resync(spread=spread)
         except Exception:
             self._resync_failures += 1
             delay = self._backoff.delay(self._resync_failures)
@@ -666,7 +711,8 @@ class Controller:
         while self._state is _State.RUNNING:
             self._fire_due_timers()
             if self._next_resync is not None and self._clock.now() >= self._next_resync:
-                await self._resync_guarded()
+                # a periodic resync spreads; the retry of a failed one (the start's) does not
+                await self._resync_guarded(spread=self._resync_failures == 0)
             candidates = [when for when in (self._next_timer(), self._next_resync) if when is not None]
             await _wait_for_wake(self._clock, min(candidates, default=None), self._wake, self._max_real_wait)
 

@@ -83,6 +83,11 @@ class SimulatedClusterProvider:
         ``label_faults``), naming the key.
     """
 
+    #: Every notice comes from the stored plans (the scheduler reads what was saved since its
+    #: last pass, and rescans everything every ``FULL_RESCAN``) or from a fault change, so none
+    #: is lost while the subscription runs (``ClusterProvider.subscribe``).
+    reliable_notices = True
+
     def __init__(self, runtime: SimulatorRuntime) -> None:
         self.runtime = runtime
         self.settings = parse_cluster_settings(runtime.settings)

@@ -42,6 +42,11 @@ class ClusterStore:
         self._engine = engine
         self._reader = reader or engine
         self._clock = clock
+        #: The last plan loaded per cluster. A plan's pools and steps change only with its
+        #: ``version`` (a save is ``UPDATE ... WHERE version = <read version>`` with a new version,
+        #: in the same transaction), so a load whose row has the kept version needs neither of
+        #: their queries, nor their parsing.
+        self._plans: dict[str, ClusterPlan] = {}
 
     # -- plans -------------------------------------------------------------------------------------
 
@@ -61,13 +66,17 @@ class ClusterStore:
                 return await self.load(cluster_id, conn)
         row = (await conn.execute(select(sim_clusters).where(sim_clusters.c.cluster_id == cluster_id))).first()
         if row is None:
+            self._plans.pop(cluster_id, None)
             return None
+        kept = self._plans.get(cluster_id)
+        if kept is not None and kept.version == row.version:
+            return kept
         pools = (await conn.execute(
             select(sim_cluster_node_pools).where(sim_cluster_node_pools.c.cluster_id == cluster_id))).all()
         steps = (await conn.execute(
             select(sim_cluster_steps).where(sim_cluster_steps.c.cluster_id == cluster_id)
             .order_by(sim_cluster_steps.c.seq))).all()
-        return ClusterPlan(
+        plan = self._plans[cluster_id] = ClusterPlan(
             cluster_id=row.cluster_id,
             spec=_cluster_spec(row.spec),
             created_at=from_db(row.created_at),
@@ -77,6 +86,7 @@ class ClusterStore:
             deleted_at=_when(row.deleted_at),
             gone_at=_when(row.gone_at),
         )
+        return plan
 
     async def save(self, before: ClusterPlan | None, after: ClusterPlan) -> bool:
         """Store ``after`` if the stored plan is still ``before``; False if it is not."""
@@ -217,6 +227,8 @@ class ClusterStore:
             if ids:
                 for table in (sim_cluster_steps, sim_cluster_node_pools, sim_clusters):
                     await conn.execute(delete(table).where(table.c.cluster_id.in_(ids)))
+        for cluster_id in ids:
+            self._plans.pop(cluster_id, None)
         return len(ids)
 
     # -- the fabric's port map ----------------------------------------------------------------------

@@ -1,0 +1,136 @@
+"""What a unit of work (one reconcile pass) costs the store, counted exactly.
+
+Counting is scoped by a context variable, so the passes of several workers running at once in
+one event loop are counted apart (each asyncio task runs in its own copy of the context, and
+SQLAlchemy runs the driver calls of a task in a greenlet that shares it):
+
+    with counting() as cost:
+        await reconciler.reconcile(key)
+    cost.statements, cost.read_transactions, cost.write_transactions, cost.decoded, ...
+
+What is counted:
+
+``statements``
+    Every statement sent to the database (SQLAlchemy's ``before_cursor_execute``), the store's,
+    the simulator's tables' and the leases' alike. ``BEGIN``/``COMMIT`` are not statements.
+``read_transactions`` / ``write_transactions``
+    Every transaction SQLAlchemy begins, sorted when it ends: a write if it ran an ``INSERT``,
+    ``UPDATE`` or ``DELETE``. On PostgreSQL a read outside a snapshot (``Store.read(snapshot=False)``,
+    the simulator's ``statement_reader``) still counts as one (it is one connection checkout).
+``decoded`` / ``copied`` / ``encoded``
+    Storage JSON parsed into a message, parses handed out again from the cache of parsed
+    versions (``store/decoded.py``: a protobuf decode, much cheaper), messages serialised to
+    storage JSON.
+``cpu_seconds``
+    The process's CPU time while the block ran: exact when nothing else runs meanwhile (the
+    benchmark's single passes); with concurrent workers it also holds their interleaved work.
+
+Nested blocks all count what happens inside the innermost one.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+
+__all__ = ["PassCost", "counting", "count_decoded", "count_copied", "count_encoded", "install"]
+
+
+@dataclass
+class PassCost:
+    statements: int = 0
+    read_transactions: int = 0
+    write_transactions: int = 0
+    decoded: int = 0
+    copied: int = 0
+    encoded: int = 0
+    cpu_seconds: float = 0.0
+
+    @property
+    def transactions(self) -> int:
+        return self.read_transactions + self.write_transactions
+
+    def add(self, other: PassCost) -> None:
+        self.statements += other.statements
+        self.read_transactions += other.read_transactions
+        self.write_transactions += other.write_transactions
+        self.decoded += other.decoded
+        self.copied += other.copied
+        self.encoded += other.encoded
+        self.cpu_seconds += other.cpu_seconds
+
+
+_active: ContextVar[tuple[PassCost, ...]] = ContextVar("osac_store_cost", default=())
+
+_WRITES = ("INSERT", "UPDATE", "DELETE")
+#: ``Connection.info`` key: the counters a transaction on this connection counts into, and
+#: whether it wrote.
+_TX_KEY = "osac_cost_tx"
+
+
+@contextmanager
+def counting() -> Iterator[PassCost]:
+    """Count the store's work of the enclosed block (and of the tasks it awaits) into a new `PassCost`."""
+    cost = PassCost()
+    token = _active.set((*_active.get(), cost))
+    started = time.process_time()
+    try:
+        yield cost
+    finally:
+        cost.cpu_seconds += time.process_time() - started
+        _active.reset(token)
+
+
+def count_decoded() -> None:
+    for cost in _active.get():
+        cost.decoded += 1
+
+
+def count_copied() -> None:
+    for cost in _active.get():
+        cost.copied += 1
+
+
+def count_encoded() -> None:
+    for cost in _active.get():
+        cost.encoded += 1
+
+
+def install(engine: Engine) -> None:
+    """Count the statements and transactions of ``engine`` (the sync engine of an async one)."""
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection: Any) -> None:
+        counters = _active.get()
+        if counters:
+            connection.info[_TX_KEY] = [counters, False]
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def _execute(connection: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        counters = _active.get()
+        for cost in counters:
+            cost.statements += 1
+        tx = connection.info.get(_TX_KEY)
+        if tx is not None and statement.lstrip()[:6].upper() in _WRITES:
+            tx[1] = True
+
+    def _end(connection: Any) -> None:
+        tx = connection.info.pop(_TX_KEY, None)
+        if tx is None:
+            return
+        counters, wrote = tx
+        for cost in counters:
+            if wrote:
+                cost.write_transactions += 1
+            else:
+                cost.read_transactions += 1
+
+    event.listen(engine, "commit", _end)
+    event.listen(engine, "rollback", _end)
