@@ -24,7 +24,7 @@ from osac.model import protos
 from osac.server.settings import merge_config
 from osac.store.cost import PassCost
 from tests.caas.conftest import PULL_SECRET, RELEASE_IMAGE, ssh_key
-from tests.reconcile.test_default_networking import INSTANT, ready_catalogue, wait_for
+from tests.support.onboarding import INSTANT, ready_catalogue, wait_for
 from tests.support.server import running_server
 
 PUBLIC = "/api/fulfillment/v1"

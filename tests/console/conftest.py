@@ -21,7 +21,7 @@ from osac.clock import Clock, SystemClock
 from osac.server.app import Application
 from osac.server.settings import Settings
 from tests.conftest import PG_ADMIN_DSN, PG_AVAILABLE
-from tests.reconcile.test_default_networking import INSTANT
+from tests.support.onboarding import INSTANT
 
 START_TIMEOUT = 60
 CHROMIUM = "/usr/bin/chromium"

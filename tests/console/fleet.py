@@ -23,7 +23,7 @@ from osac.auth.subject import Role
 from osac.server.settings import merge_config
 from tests.caas.conftest import PULL_SECRET, RELEASE_IMAGE, ssh_key
 from tests.console.conftest import PRIVATE, PUBLIC, ConsoleServer
-from tests.reconcile.test_default_networking import INSTANT
+from tests.support.onboarding import INSTANT
 
 CONFIG = merge_config(INSTANT, {"cluster_status": {"stall_thresholds": {"ControlPlaneStarting": "2s"}}})
 TENANTS = ("acme", "beta")
