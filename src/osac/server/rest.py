@@ -24,7 +24,7 @@ from osac.server.metrics import observe
 from osac.services.core import fields, limits
 from osac.services.core.context import Caller
 from osac.services.core.errors import (
-    TRANSIENT_STORE_ERRORS,
+    API_ERRORS,
     InvalidArgument,
     PayloadTooLarge,
     ServiceError,
@@ -298,7 +298,7 @@ def route_handler(route: RestRoute, authenticator: Authenticator) -> Callable[[R
                 message = await route.binder(request, route.request_class)
                 limits.check_request(message)
                 return route.renderer(await function(caller, message))
-            except (ServiceError, *TRANSIENT_STORE_ERRORS) as error:
+            except API_ERRORS as error:
                 known = api_error(error)
                 assert known is not None
                 outcome.code = known.code.name

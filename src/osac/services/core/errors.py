@@ -95,8 +95,9 @@ class Unavailable(ServiceError):
 HTTP_STATUS = {cls.code: cls.http_status for cls in ServiceError.__subclasses__()}
 
 
-#: The store's failures that a client retries on (``api_error`` maps them to ABORTED / UNAVAILABLE).
-TRANSIENT_STORE_ERRORS: tuple[type[Exception], ...] = (WriteContention, DatabaseUnavailable)
+#: What ``api_error`` turns into an API status: the service's errors and the store's failures
+#: that a client retries on (ABORTED / UNAVAILABLE).
+API_ERRORS: tuple[type[Exception], ...] = (ServiceError, WriteContention, DatabaseUnavailable)
 
 
 def api_error(error: Exception) -> ServiceError | None:
