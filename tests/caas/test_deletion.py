@@ -42,12 +42,25 @@ async def _held_cluster(caas: Caas) -> dict[str, Any]:
     return dict(held.json())
 
 
-async def test_delete_marks_the_cluster_and_the_derivation_sets_deleting(caas: Caas) -> None:
+async def test_delete_writes_deleting_and_the_first_teardown_stage_at_once(caas: Caas) -> None:
+    """Scenario 9 "at once": the Delete transaction itself writes DELETING, stage
+    DestroyingCloudResources and the ``Deleting`` event; no reconciler runs here."""
     cluster = await _held_cluster(caas)
     assert (await caas.alice.request("DELETE", f"{PUBLIC}/clusters/{cluster['id']}")).status_code == 200
-    marked = (await caas.get("clusters", cluster["id"])).json()
+    marked = (await caas.get("clusters", cluster["id"], private=False)).json()
     assert "deletion_timestamp" in marked["metadata"]
-    assert marked["status"]["state"] == "CLUSTER_STATE_PROGRESSING"  # DELETING is the next derivation's
+    status = marked["status"]
+    assert (status["state"], status["stage"]) == ("CLUSTER_STATE_DELETING", "DestroyingCloudResources")
+    assert status["state_transition_time"] == status["stage_entered_at"] == marked["metadata"]["deletion_timestamp"]
+    conditions = {c["type"].removeprefix("CLUSTER_CONDITION_TYPE_"): (c["status"].removeprefix("CONDITION_STATUS_"), c["reason"])
+                  for c in status["conditions"]}
+    assert conditions["PROGRESSING"] == ("TRUE", "DestroyingCloudResources")
+    assert conditions["AVAILABLE"] == ("FALSE", "Deleting")
+    assert conditions["FAILED"] == ("FALSE", "AsExpected")
+    page = (await caas.alice.request("GET", f"{PUBLIC}/lifecycle_events",
+                                     params={"filter": f"this.object_id == '{cluster['id']}'"})).json()
+    assert [(e["reason"], e["message"]) for e in page["items"]][-2:] == [
+        ("StageChanged", "PreparingInfrastructure → DestroyingCloudResources"), ("Deleting", "Deletion requested; tearing the cluster down")]
     refused = await caas.patch("clusters", cluster["id"], {"spec": {"node_sets": {"workers": {"size": 5}}}},
                                mask="spec.node_sets")
     assert refused.status_code == 400 and refused.json()["message"] == "Cluster 'prod': object is being deleted"

@@ -495,9 +495,14 @@ class KindService:
         obj = _copy(stored)
         obj.metadata.deletion_timestamp.CopyFrom(now_timestamp(tx))  # type: ignore[attr-defined]
         deleting = self.kind.state_value("DELETING")
-        if deleting is not None and not self.behaviour.derived_status:
+        if deleting is not None:  # at once, derived status or not (cluster-status.md scenario 9)
             obj.status.state = deleting  # type: ignore[attr-defined]
+        await self.behaviour.begin_teardown(ctx, obj, stored)
         self._stamp_transition(obj, stored, tx)
+        status = obj.status if deleting is not None else None  # type: ignore[attr-defined]
+        if (status is not None and status.state != stored.status.state  # type: ignore[attr-defined]
+                and "state_transition_time" in status.DESCRIPTOR.fields_by_name):
+            status.state_transition_time.CopyFrom(obj.metadata.deletion_timestamp)  # type: ignore[attr-defined]  # one instant
         await self._replace(tx, obj, stored.metadata.version)  # type: ignore[attr-defined]
         await self._record_notes(ctx, obj)
 
