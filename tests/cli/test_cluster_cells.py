@@ -24,12 +24,13 @@ from osac.cli.cluster_describe import (
     state_text,
     workers_text,
 )
-from osac.cli.cluster_wait import Goal, node_set_counts, progress, verdict
+from osac.cli.cluster_wait import Goal, node_set_counts, progress, usable_state, verdict
 from osac.cli.errors import CliError
 from osac.cli.fields import descriptor_of
 from osac.cli.render import CellContext, cell
 from osac.cli.tables import columns_for
 from osac.model import protos, registry
+from osac.model.kinds import Kind
 
 CELLS_GOLDEN = Path(__file__).resolve().parents[1] / "status" / "golden" / "cluster_cells.json"
 CLUSTER = registry.get("cluster")
@@ -272,3 +273,18 @@ def test_without_osac_now_the_clock_is_used(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.delenv("OSAC_NOW", raising=False)
 
     assert abs(reference_now() - datetime.now(UTC)) < timedelta(seconds=5)
+
+
+@pytest.mark.parametrize("kind", [k for k in registry.kinds() if k.state_enum is not None], ids=lambda k: k.name)
+def test_wait_for_ready_ends_in_the_usable_state_of_every_kind(kind: Kind) -> None:
+    """``--for ready`` (and ``--for running``) ends at the kind's usable state and only there."""
+    usable = {"compute_instance": "RUNNING", "bare_metal_instance": "RUNNING", "external_ip": "ALLOCATED"}.get(
+        kind.name, "READY")
+    assert usable_state(kind) == usable
+    assert kind.state_enum is not None
+    for value in kind.state_enum.values:
+        obj = kind.message_class(private=True)()
+        obj.status.state = value.number  # type: ignore[attr-defined]
+        state = value.name.rsplit("_STATE_", 1)[-1]
+        for goal in (Goal.READY, Goal.RUNNING):
+            assert verdict(kind, obj, goal).done is (state == usable), (state, goal)

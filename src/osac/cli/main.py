@@ -402,7 +402,9 @@ def watch(
 def wait_command(
     kind_word: KindArgument,
     word: Annotated[str, typer.Argument(metavar="ID|NAME", help="The object, by id or name.")],
-    goal: Annotated[Goal, typer.Option("--for", help="ready: its state is READY; deleted: it is gone.")],
+    goal: Annotated[Goal, typer.Option("--for", help=(
+        "ready: its usable state (READY; RUNNING for compute and bare-metal instances; ALLOCATED for "
+        "external IPs); running: the same; deleted: it is gone."))],
     timeout: Annotated[str, typer.Option("--timeout", help="Give up after this long: 30s, 10m, 1h.")] = (
         f"{int(DEFAULT_TIMEOUT.total_seconds() // 60)}m"
     ),
@@ -411,8 +413,8 @@ def wait_command(
     plaintext: PlaintextOption = False,
     private: PrivateOption = False,
 ) -> None:
-    """Wait until an object is READY (lifecycle state, whatever its health) or deleted, showing
-    its progress; exit code 1 when it FAILED, or at the timeout."""
+    """Wait until an object is usable (its lifecycle state, whatever its health) or deleted,
+    showing its progress; exit code 1 when it FAILED, or at the timeout."""
     kind = resolve_kind(kind_word, private=private, method=Method.GET)
     if kind.state_enum is None:
         raise CliError(f"{kind.message} has no lifecycle state to wait for")
