@@ -163,3 +163,16 @@ async def test_teardown_of_a_cluster_with_virtual_and_metal_node_sets_releases_e
                 while (await alice.request("GET", path)).status_code != 404:
                     await asyncio.sleep(0.05)
             assert await _hosts(admin) == start, f"round {round_}"
+
+
+async def test_the_configured_stall_threshold_is_in_the_status_before_any_stall(db_url, tmp_path) -> None:
+    """Issue 17 item 3: the threshold in force is written with the stage (``stage_threshold``),
+    so the CLI and the console need not guess it from a stall message or the defaults."""
+    config = merge_config(SHORT, {"cluster_status": {"stall_thresholds": {"PreparingInfrastructure": "10m"}}})
+    async with live(db_url, tmp_path, config) as (admin, alice):
+        await _metal_template(admin)
+        cluster = await _create(alice, "gpu-lab")  # 3 hosts wanted, 2 exist: PreparingInfrastructure
+        path = f"{PUBLIC}/clusters/{cluster['id']}"
+        waiting = await wait_for(alice, path, lambda c: c["status"].get("stage_threshold") == "600s", timeout=30)
+        assert waiting["status"]["stage"] == "PreparingInfrastructure"
+        assert condition(waiting, "PROGRESSING")["reason"] == "PreparingInfrastructure"  # not stalled

@@ -129,6 +129,15 @@ def test_stage_row(stage: str, progressing: dict[str, Any] | None, expected: str
     assert stage_text(status(data), NOW) == expected
 
 
+def test_stage_row_shows_the_threshold_the_status_carries_before_any_stall() -> None:
+    """Issue 17 item 3: ``stall_thresholds: {WorkersJoining: 60s}`` shows as ``threshold 1m``
+    while the stage runs, from ``status.stage_threshold``, not the 20m default."""
+    data = {"stage": "WorkersJoining", "stage_entered_at": ago(0.5), "stage_threshold": "60s",
+            "conditions": [cond("PROGRESSING", "TRUE", "WorkersJoining", "Workers joining: workers 1/3")]}
+
+    assert stage_text(status(data), NOW) == "WorkersJoining for 30s (threshold 1m)"
+
+
 @pytest.mark.parametrize(
     ("delta", "text"),
     [(timedelta(minutes=20), "20m"), (timedelta(hours=1), "1h"), (timedelta(minutes=90), "1h30m"),

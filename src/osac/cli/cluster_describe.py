@@ -8,10 +8,11 @@ handed in as ``ClusterLookups``, so the same object always prints the same way f
 
 Choices the spec leaves open:
 
-- **Stall threshold.** The CLI cannot read the server's configuration (host-type overrides,
-  changed defaults). It shows the threshold the PROGRESSING message states (``(threshold 60m)``,
-  written by the derivation with the override applied) and otherwise the §9.1 default of the
-  stage. A stage without a default (a token a newer server added) shows no threshold.
+- **Stall threshold.** The threshold in force is ``status.stage_threshold``, which the
+  reconciler writes with the stage (configured, host-type override or default). A status
+  without it (an older server, or a Delete not yet followed by a reconciler pass) falls back to
+  the threshold the PROGRESSING message states (``(threshold 60m)``, after a stall) and
+  otherwise the §9.1 default of the stage; a stage without one shows no threshold.
 - **Stage markers.** ``STALLED`` when PROGRESSING's reason is ``Stalled``; ``UNKNOWN`` when it is
   ``StageUnknown`` (the stage shown is the last known one and no stall timing runs). A threshold
   is shown only while PROGRESSING is TRUE, the only time a stage can stall.
@@ -130,15 +131,19 @@ def stage_text(status: Message, now: datetime) -> str:
         return f"{text}  UNKNOWN (last known stage; signals unavailable)"
     if not stage or progressing is None or progressing.status != TRUE:  # type: ignore[attr-defined]
         return text
-    threshold = stall_threshold(stage, progressing.message)  # type: ignore[attr-defined]
+    threshold = stall_threshold(status, progressing.message)  # type: ignore[attr-defined]
     limit = f"(threshold {duration_text(threshold)})" if threshold is not None else ""
     if reason == STALLED:
         return f"{text}  STALLED {limit}".rstrip()
     return f"{text} {limit}".rstrip()
 
 
-def stall_threshold(stage: str, message: str) -> timedelta | None:
-    """The threshold the PROGRESSING message states, else the §9.1 default of ``stage``."""
+def stall_threshold(status: Message, message: str) -> timedelta | None:
+    """The status's ``stage_threshold``; without it the threshold the PROGRESSING message
+    states, else the §9.1 default of the stage."""
+    if status.HasField("stage_threshold"):
+        return status.stage_threshold.ToTimedelta()  # type: ignore[attr-defined,no-any-return]
+    stage = status.stage  # type: ignore[attr-defined]
     match = _THRESHOLD.search(message or "")
     if match:
         try:

@@ -161,6 +161,7 @@ def derive_cluster_status(
         state_transition_time=state_transition_time,
         stage=stage,
         stage_entered_at=stage_entered_at,
+        stage_threshold=stall.threshold if stall is not None else None,
         conditions=conditions,
         node_sets=node_sets.views(),
         api_url=endpoints.api_url,
@@ -198,7 +199,7 @@ def begin_teardown(previous: ClusterStatusView, now: datetime) -> ClusterDerivat
         previous.conditions, (progress, rollup, failure, degradation, control_plane, workers), now
     )
     status = replace(previous, state=state, state_transition_time=now, stage=position.stage, stage_entered_at=now,
-                     conditions=conditions)
+                     stage_threshold=None, conditions=conditions)  # the threshold: the reconciler's first pass
     return ClusterDerivation(status=status, events=lifecycle_events(previous, status, None, False))
 
 
