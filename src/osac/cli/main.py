@@ -61,7 +61,16 @@ from osac.cli.kinds import (
     write_is_private,
 )
 from osac.cli.printer import KindPrinter, print_event, print_lines
-from osac.cli.render import FORMATTERS, OutputFormat, as_json, as_yaml, list_dict, table_lines, to_dict
+from osac.cli.render import (
+    FORMATTERS,
+    OutputFormat,
+    as_json,
+    as_yaml,
+    list_dict,
+    state_label,
+    table_lines,
+    to_dict,
+)
 from osac.cli.tokens import identity_of, mint_dev_token, parse_duration
 from osac.cli.watching import kind_event_filter
 from osac.cli.writes import Overrides, create_all, create_is_private, edit_object, relabel
@@ -576,6 +585,17 @@ def label(
     typer.echo(f"{describe_object(kind, updated)} labelled; labels: {labels}")
 
 
+def delete_outcome(kind: Kind, before: Message) -> str:
+    """What a Delete did, judged from the object as it was: a DELETE_FAILED object's teardown
+    restarts, an object already being deleted carries on, any other starts its deletion."""
+    label = describe_object(kind, before)
+    if not before.metadata.HasField("deletion_timestamp"):  # type: ignore[attr-defined]
+        return f"{label} deleted"
+    if state_label(before) == "DELETE_FAILED":
+        return f"{label}: teardown restarted (it was DELETE_FAILED)"
+    return f"{label} is already being deleted"
+
+
 @app.command()
 @reports_errors
 def delete(
@@ -594,7 +614,7 @@ def delete(
         for word in objects:
             obj = client.find(word)
             client.delete(obj.id)  # type: ignore[attr-defined]
-            typer.echo(f"{describe_object(kind, obj)} deleted")
+            typer.echo(delete_outcome(kind, obj))
 
 
 @app.command()
