@@ -117,3 +117,19 @@ async def test_the_last_finalizer_archives_the_cluster_and_frees_its_addresses(c
     assert after["status"]["available_addresses"] == subnet["status"]["available_addresses"] + 3
     again = await caas.cluster("prod")  # the name is free and the addresses are reused
     assert again["id"] != cluster["id"]
+
+
+async def test_a_delete_gate_names_every_kind_of_dependent(caas: Caas) -> None:
+    """Issue 17 item 8: a subnet used by a cluster and a VM, and a tenant holding both, name
+    both kinds with their counts and names."""
+    await caas.cluster("c6")
+    await caas.create("compute_instances", {"metadata": {"name": "web1"}, "spec": {"template": "fedora"}})
+    [subnet] = await caas.items("subnets", "this.metadata.tenant == 'acme'")
+    blocked = await caas.alice.request("DELETE", f"{PUBLIC}/subnets/{subnet['id']}")
+    assert (blocked.status_code, blocked.json()["message"]) == (400, (
+        "cannot delete Subnet 'default': 1 Cluster(s) still reference it: c6; and 1 ComputeInstance(s): web1"))
+    [tenant] = [t for t in await caas.items("tenants") if t["metadata"]["name"] == "acme"]
+    blocked = await caas.admin.request("DELETE", f"{PUBLIC}/tenants/{tenant['id']}")
+    message = blocked.json()["message"]
+    assert blocked.status_code == 400 and message.startswith("cannot delete Tenant 'acme': ")
+    assert "1 Cluster(s)" in message and "c6" in message and "1 ComputeInstance(s)" in message and "web1" in message

@@ -25,6 +25,7 @@ from osac.model.kinds import Kind, Method, Scope
 from osac.services.core import access, fields
 from osac.services.core.behaviour import Behaviour, WriteContext, reference_dependents
 from osac.services.core.context import Caller
+from osac.services.core.dependents import Dependents
 from osac.services.core.errors import (
     Aborted,
     AlreadyExists,
@@ -509,6 +510,7 @@ class KindService:
     async def _check_dependents(self, tx: Tx, stored: Message) -> None:
         """Live objects that reference this one block its delete (networking.md §4)."""
         object_id = stored.id  # type: ignore[attr-defined]
+        found_dependents = Dependents()
         for other, path in reference_dependents(self.kind):
             condition = _reference_condition(other, path, object_id, tx)
             if condition is None:
@@ -517,11 +519,8 @@ class KindService:
             else:
                 count = await tx.count(other, condition)
                 names = [d.metadata.name or d.id for d in await tx.find(other, condition, limit=5)] if count else []  # type: ignore[attr-defined]
-            if count:
-                raise FailedPrecondition(
-                    f"cannot delete {object_label(self.kind, stored)}: {count} {other.message}(s) still "
-                    f"reference it: {', '.join(names)}"
-                )
+            found_dependents.add(other.message, count, names)
+        found_dependents.check(object_label(self.kind, stored))
 
     async def signal(self, caller: Caller, object_id: str) -> None:
         access.authorize(caller, self.kind, Method.SIGNAL)
