@@ -416,3 +416,12 @@ def test_a_name_shared_by_tenants_asks_for_the_id(osac: Osac, tenants: tuple[str
     assert result.stderr.startswith("Error: ")
     assert "virtual networks are named 'default' (tenants acme, other" in result.stderr
     assert result.stderr.endswith("); use the id\n")
+
+
+def test_an_empty_list_names_the_kind_as_the_rest_of_the_cli_does(alice: Osac) -> None:
+    """Issue 17 item 14: one display name per kind in running text."""
+    for kind, words in (("baremetalinstance", "bare-metal instances"), ("external_ip_attachment", "external IP attachments"),
+                        ("nat_gateway", "NAT gateways")):
+        result = alice("get", kind, "--filter", "this.metadata.name == 'nothing-has-this-name'")
+        assert result.exit_code == 0, result.output
+        assert result.stderr == f"No {words} found.\n"

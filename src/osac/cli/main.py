@@ -56,6 +56,7 @@ from osac.cli.kinds import (
     describe_object,
     ids_filter,
     known_kinds,
+    plural_words,
     resolve_kind,
     resolve_write,
     write_is_private,
@@ -136,7 +137,7 @@ def provider_only(kinds: list[Kind], method: Method, *, asked: bool) -> Iterator
         automatic = [k for k in kinds if not asked and write_is_private(k, method, private=False)]
         if error.code != "PERMISSION_DENIED" or not automatic:
             raise
-        what = " and ".join(k.collection.replace("_", " ") for k in automatic)
+        what = " and ".join(plural_words(k) for k in automatic)
         raise ApiError(error.code, f"{error.message} ({method.value} of {what} is for provider admins)") from None
 
 
@@ -633,7 +634,7 @@ def scale(
     the nodes join or leave (stage Scaling)."""
     kind, private = resolve_write(kind_word, Method.UPDATE, private=private)
     if kind.name not in scaling.SCALABLE:
-        raise CliError(f"{kind.collection.replace('_', ' ')} cannot be scaled; scale a cluster's node set")
+        raise CliError(f"{plural_words(kind)} cannot be scaled; scale a cluster's node set")
     with connect(address, token, plaintext, private) as connection:
         result = scaling.scale_node_set(KindClient(connection, kind), word, node_set, size)
     typer.echo(result.summary())

@@ -17,6 +17,7 @@ from rich.text import Text
 
 from osac.cli.client import KindClient, Listing, field_text
 from osac.cli.fields import ABSENT, descriptor_of, value_at
+from osac.cli.kinds import plural_words
 from osac.cli.render import (
     NAME_PATH,
     CellContext,
@@ -57,7 +58,7 @@ class KindPrinter:
         items = listing.items
         if self.output is OutputFormat.TABLE:
             if not items:
-                typer.echo(f"No {self.kind.collection.replace('_', ' ')} found.", err=True)
+                typer.echo(f"No {plural_words(self.kind)} found.", err=True)
                 self._widths = [len(c.header) for c in self.columns]
                 self._is_header_due = True
                 return
