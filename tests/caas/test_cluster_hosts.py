@@ -176,3 +176,24 @@ async def test_the_configured_stall_threshold_is_in_the_status_before_any_stall(
         waiting = await wait_for(alice, path, lambda c: c["status"].get("stage_threshold") == "600s", timeout=30)
         assert waiting["status"]["stage"] == "PreparingInfrastructure"
         assert condition(waiting, "PROGRESSING")["reason"] == "PreparingInfrastructure"  # not stalled
+
+
+async def test_a_scale_beyond_the_inventory_names_what_the_node_set_holds_and_what_is_free(db_url, tmp_path) -> None:
+    """Issue 17 item 10: the hosts a node set already holds are not counted as free."""
+    async with live(db_url, tmp_path, SHORT) as (admin, alice):
+        response = await admin.request("POST", f"{PRIVATE}/cluster_templates", json={"metadata": {"name": "mixed"}, **MIXED})
+        assert response.status_code == 200, response.text
+        response = await alice.request("POST", f"{PUBLIC}/clusters", json={"metadata": {"name": "grow"},
+                                                                           "spec": {"template": "mixed"}})
+        assert response.status_code == 200, response.text
+        cluster_id = response.json()["id"]
+        path = f"{PUBLIC}/clusters/{cluster_id}"
+        await wait_for(alice, path, lambda c: c["status"]["state"] == READY, timeout=60)
+        patch = {"spec": {"node_sets": {"metal": {"host_type": "bm-standard", "size": 3}}}}
+        response = await alice.request("PATCH", path, params={"update_mask": "spec.node_sets"}, json=patch)
+        assert response.status_code == 200, response.text
+        async with asyncio.timeout(30):
+            while "AgentSelectionFailed" not in await reasons(alice, cluster_id):
+                await asyncio.sleep(0.1)
+        [warning] = [e["message"] for e in await events(alice, cluster_id) if e["reason"] == "AgentSelectionFailed"]
+        assert warning == "node set 'metal' needs 3 hosts of type 'bm-standard': it holds 2, 0 more free"
