@@ -116,3 +116,18 @@ def test_delete_says_what_it_did(tenant_admin: Osac, cli_server: BackgroundServe
 
     asyncio.run_coroutine_threadsafe(teardown_failed(), cli_server.loop).result(START_TIMEOUT)
     assert tenant_admin.ok("delete", "cluster", "r1") == "Cluster 'r1': teardown restarted (it was DELETE_FAILED)\n"
+
+
+def test_a_fault_target_is_resolved_by_name_and_an_unknown_one_refused(
+        tenant_admin: Osac, cli_server: BackgroundServer, tmp_path: Path) -> None:
+    """Issue 17 item 6: ``--target c8`` names a cluster as every other command does."""
+    tenant_admin.ok("create", "cluster", "c8", "--template", "ocp-small")
+    cluster_id = _cluster(tenant_admin, "c8")["id"]
+    admin = Osac(cli_server, tmp_path / "admin" / "osac.yaml", CliRunner())
+    admin.login("provider-admin", user="root")
+    fault_id = admin.ok("simulator", "fault", "create", "hc_degraded", "--target-kind", "cluster", "--target", "c8").strip()
+    listed = admin.ok("simulator", "fault", "list")
+    assert any(fault_id in line and cluster_id in line for line in listed.splitlines()), listed
+    refused = admin("simulator", "fault", "create", "hc_degraded", "--target-kind", "cluster", "--target", "no-such")
+    assert refused.exit_code == 1
+    assert "no-such" in refused.stderr and "NOT_FOUND" in refused.stderr

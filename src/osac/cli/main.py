@@ -743,7 +743,8 @@ def fault_create(
         str, typer.Option("--target-kind", help="cluster, compute_instance, host, fabric, subnet or host_interface "
                           "(default: the fault's only one).")
     ] = "",
-    target: Annotated[str, typer.Option("--target", metavar="ID", help="Target id or host name (default: * = all).")] = "",
+    target: Annotated[str, typer.Option("--target", metavar="ID|NAME", help=(
+        "Target: a cluster, VM or subnet by name or id, or a host name (default: * = all)."))] = "",
     param: Annotated[
         list[str] | None,
         typer.Option("--param", metavar="KEY=VALUE", help="Fault parameter; repeatable (numbers and true/false typed)."),
