@@ -3,12 +3,17 @@ real command against a real server over gRPC)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
 
+from typer.testing import CliRunner
+
+from osac.api.private.v1 import cluster_type_pb2 as pb
+from osac.model import registry
 from tests.caas.conftest import PULL_SECRET, RELEASE_IMAGE, ssh_key
-from tests.cli.conftest import Osac
+from tests.cli.conftest import START_TIMEOUT, BackgroundServer, Osac
 
 
 def _cluster(osac: Osac, name: str) -> dict[str, Any]:
@@ -84,3 +89,45 @@ def test_edit_adds_a_node_set_and_keeps_the_others(tenant_admin: Osac, tmp_path:
     node_sets = _cluster(tenant_admin, "grow")["spec"]["node_sets"]
     assert {key: entry["size"] for key, entry in node_sets.items()} == {"workers": 2, "metal": 1}
     assert node_sets["metal"]["fabric_interface"] == "ens1f0"
+
+
+def test_delete_says_what_it_did(tenant_admin: Osac, cli_server: BackgroundServer, tmp_path: Path) -> None:
+    """Issue 17 item 9: a first Delete deletes, a Delete of a DELETE_FAILED cluster restarts its
+    teardown and says so, a Delete of a cluster already being deleted says that."""
+    tenant_admin.ok("create", "cluster", "r1", "--template", "ocp-small")
+    cluster_id = _cluster(tenant_admin, "r1")["id"]
+    admin = Osac(cli_server, tmp_path / "admin" / "osac.yaml", CliRunner())
+    admin.login("provider-admin", user="root")
+    admin.ok("edit", "cluster", cluster_id, "--private", "--set", "metadata.finalizers=fulfillment-controller")
+    assert tenant_admin.ok("delete", "cluster", "r1") == "Cluster 'r1' deleted\n"
+    assert tenant_admin.ok("delete", "cluster", "r1") == "Cluster 'r1' is already being deleted\n"
+
+    async def teardown_failed() -> None:  # what the reconciler writes for a terminal teardown error
+        app = cli_server.application
+        async with app.store.write() as tx:
+            stored = await tx.get(registry.get("cluster"), cluster_id)
+            desired = type(stored)()
+            desired.CopyFrom(stored)
+            desired.status.state = pb.CLUSTER_STATE_DELETE_FAILED
+            for entry in desired.status.conditions:
+                if entry.type == pb.CLUSTER_CONDITION_TYPE_FAILED:
+                    entry.status, entry.reason, entry.message = 1, "TeardownFailed", "permission denied"
+            await app.services["cluster"].write_status(tx, desired, stored)
+
+    asyncio.run_coroutine_threadsafe(teardown_failed(), cli_server.loop).result(START_TIMEOUT)
+    assert tenant_admin.ok("delete", "cluster", "r1") == "Cluster 'r1': teardown restarted (it was DELETE_FAILED)\n"
+
+
+def test_a_fault_target_is_resolved_by_name_and_an_unknown_one_refused(
+        tenant_admin: Osac, cli_server: BackgroundServer, tmp_path: Path) -> None:
+    """Issue 17 item 6: ``--target c8`` names a cluster as every other command does."""
+    tenant_admin.ok("create", "cluster", "c8", "--template", "ocp-small")
+    cluster_id = _cluster(tenant_admin, "c8")["id"]
+    admin = Osac(cli_server, tmp_path / "admin" / "osac.yaml", CliRunner())
+    admin.login("provider-admin", user="root")
+    fault_id = admin.ok("simulator", "fault", "create", "hc_degraded", "--target-kind", "cluster", "--target", "c8").strip()
+    listed = admin.ok("simulator", "fault", "list")
+    assert any(fault_id in line and cluster_id in line for line in listed.splitlines()), listed
+    refused = admin("simulator", "fault", "create", "hc_degraded", "--target-kind", "cluster", "--target", "no-such")
+    assert refused.exit_code == 1
+    assert "no-such" in refused.stderr and "NOT_FOUND" in refused.stderr

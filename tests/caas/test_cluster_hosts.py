@@ -135,3 +135,65 @@ async def test_two_clusters_racing_for_three_hosts_one_gets_all(db_url, tmp_path
         await _signal(admin, loser["id"])
         await wait_for(alice, f"{PUBLIC}/clusters/{loser['id']}", lambda c: c["status"]["state"] == READY, timeout=60)
         assert sorted((await _hosts(admin)).values()) == [f"{loser['id']}/gpu"] * 3
+
+
+MIXED = {"title": "Mixed", "node_sets": {"workers": {"host_type": "vm-standard", "size": 2},
+                                         "metal": {"host_type": "bm-standard", "size": 2}},
+         "spec_defaults": {"release_image": "quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64"}}
+
+
+async def test_teardown_of_a_cluster_with_virtual_and_metal_node_sets_releases_every_host(db_url, tmp_path) -> None:
+    """Issue 17 item 1: a cluster with a VM node set beside a bare-metal one, created and deleted
+    three times at a speed where the HostedCluster is destroyed before its nodes are gone: after
+    each deletion the inventory is exactly as it started."""
+    async with live(db_url, tmp_path, merge_config(SHORT, {"simulator": {"speed": 200}})) as (admin, alice):
+        response = await admin.request("POST", f"{PRIVATE}/cluster_templates", json={"metadata": {"name": "mixed"}, **MIXED})
+        assert response.status_code == 200, response.text
+        start = await _hosts(admin)
+        assert set(start.values()) == {""}
+        for round_ in range(3):
+            response = await alice.request("POST", f"{PUBLIC}/clusters", json={"metadata": {"name": f"mix-{round_}"},
+                                                                               "spec": {"template": "mixed"}})
+            assert response.status_code == 200, response.text
+            path = f"{PUBLIC}/clusters/{response.json()['id']}"
+            await wait_for(alice, path, lambda c: c["status"]["state"] == READY, timeout=60)
+            assert set((await _hosts(admin)).values()) == {f"{response.json()['id']}/metal"}
+            assert (await alice.request("DELETE", path)).status_code == 200
+            async with asyncio.timeout(60):
+                while (await alice.request("GET", path)).status_code != 404:
+                    await asyncio.sleep(0.05)
+            assert await _hosts(admin) == start, f"round {round_}"
+
+
+async def test_the_configured_stall_threshold_is_in_the_status_before_any_stall(db_url, tmp_path) -> None:
+    """Issue 17 item 3: the threshold in force is written with the stage (``stage_threshold``),
+    so the CLI and the console need not guess it from a stall message or the defaults."""
+    config = merge_config(SHORT, {"cluster_status": {"stall_thresholds": {"PreparingInfrastructure": "10m"}}})
+    async with live(db_url, tmp_path, config) as (admin, alice):
+        await _metal_template(admin)
+        cluster = await _create(alice, "gpu-lab")  # 3 hosts wanted, 2 exist: PreparingInfrastructure
+        path = f"{PUBLIC}/clusters/{cluster['id']}"
+        waiting = await wait_for(alice, path, lambda c: c["status"].get("stage_threshold") == "600s", timeout=30)
+        assert waiting["status"]["stage"] == "PreparingInfrastructure"
+        assert condition(waiting, "PROGRESSING")["reason"] == "PreparingInfrastructure"  # not stalled
+
+
+async def test_a_scale_beyond_the_inventory_names_what_the_node_set_holds_and_what_is_free(db_url, tmp_path) -> None:
+    """Issue 17 item 10: the hosts a node set already holds are not counted as free."""
+    async with live(db_url, tmp_path, SHORT) as (admin, alice):
+        response = await admin.request("POST", f"{PRIVATE}/cluster_templates", json={"metadata": {"name": "mixed"}, **MIXED})
+        assert response.status_code == 200, response.text
+        response = await alice.request("POST", f"{PUBLIC}/clusters", json={"metadata": {"name": "grow"},
+                                                                           "spec": {"template": "mixed"}})
+        assert response.status_code == 200, response.text
+        cluster_id = response.json()["id"]
+        path = f"{PUBLIC}/clusters/{cluster_id}"
+        await wait_for(alice, path, lambda c: c["status"]["state"] == READY, timeout=60)
+        patch = {"spec": {"node_sets": {"metal": {"host_type": "bm-standard", "size": 3}}}}
+        response = await alice.request("PATCH", path, params={"update_mask": "spec.node_sets"}, json=patch)
+        assert response.status_code == 200, response.text
+        async with asyncio.timeout(30):
+            while "AgentSelectionFailed" not in await reasons(alice, cluster_id):
+                await asyncio.sleep(0.1)
+        [warning] = [e["message"] for e in await events(alice, cluster_id) if e["reason"] == "AgentSelectionFailed"]
+        assert warning == "node set 'metal' needs 3 hosts of type 'bm-standard': it holds 2, 0 more free"

@@ -42,12 +42,25 @@ async def _held_cluster(caas: Caas) -> dict[str, Any]:
     return dict(held.json())
 
 
-async def test_delete_marks_the_cluster_and_the_derivation_sets_deleting(caas: Caas) -> None:
+async def test_delete_writes_deleting_and_the_first_teardown_stage_at_once(caas: Caas) -> None:
+    """Scenario 9 "at once": the Delete transaction itself writes DELETING, stage
+    DestroyingCloudResources and the ``Deleting`` event; no reconciler runs here."""
     cluster = await _held_cluster(caas)
     assert (await caas.alice.request("DELETE", f"{PUBLIC}/clusters/{cluster['id']}")).status_code == 200
-    marked = (await caas.get("clusters", cluster["id"])).json()
+    marked = (await caas.get("clusters", cluster["id"], private=False)).json()
     assert "deletion_timestamp" in marked["metadata"]
-    assert marked["status"]["state"] == "CLUSTER_STATE_PROGRESSING"  # DELETING is the next derivation's
+    status = marked["status"]
+    assert (status["state"], status["stage"]) == ("CLUSTER_STATE_DELETING", "DestroyingCloudResources")
+    assert status["state_transition_time"] == status["stage_entered_at"] == marked["metadata"]["deletion_timestamp"]
+    conditions = {c["type"].removeprefix("CLUSTER_CONDITION_TYPE_"): (c["status"].removeprefix("CONDITION_STATUS_"), c["reason"])
+                  for c in status["conditions"]}
+    assert conditions["PROGRESSING"] == ("TRUE", "DestroyingCloudResources")
+    assert conditions["AVAILABLE"] == ("FALSE", "Deleting")
+    assert conditions["FAILED"] == ("FALSE", "AsExpected")
+    page = (await caas.alice.request("GET", f"{PUBLIC}/lifecycle_events",
+                                     params={"filter": f"this.object_id == '{cluster['id']}'"})).json()
+    assert [(e["reason"], e["message"]) for e in page["items"]][-2:] == [
+        ("StageChanged", "PreparingInfrastructure → DestroyingCloudResources"), ("Deleting", "Deletion requested; tearing the cluster down")]
     refused = await caas.patch("clusters", cluster["id"], {"spec": {"node_sets": {"workers": {"size": 5}}}},
                                mask="spec.node_sets")
     assert refused.status_code == 400 and refused.json()["message"] == "Cluster 'prod': object is being deleted"
@@ -104,3 +117,19 @@ async def test_the_last_finalizer_archives_the_cluster_and_frees_its_addresses(c
     assert after["status"]["available_addresses"] == subnet["status"]["available_addresses"] + 3
     again = await caas.cluster("prod")  # the name is free and the addresses are reused
     assert again["id"] != cluster["id"]
+
+
+async def test_a_delete_gate_names_every_kind_of_dependent(caas: Caas) -> None:
+    """Issue 17 item 8: a subnet used by a cluster and a VM, and a tenant holding both, name
+    both kinds with their counts and names."""
+    await caas.cluster("c6")
+    await caas.create("compute_instances", {"metadata": {"name": "web1"}, "spec": {"template": "fedora"}})
+    [subnet] = await caas.items("subnets", "this.metadata.tenant == 'acme'")
+    blocked = await caas.alice.request("DELETE", f"{PUBLIC}/subnets/{subnet['id']}")
+    assert (blocked.status_code, blocked.json()["message"]) == (400, (
+        "cannot delete Subnet 'default': 1 Cluster(s) still reference it: c6; and 1 ComputeInstance(s): web1"))
+    [tenant] = [t for t in await caas.items("tenants") if t["metadata"]["name"] == "acme"]
+    blocked = await caas.admin.request("DELETE", f"{PUBLIC}/tenants/{tenant['id']}")
+    message = blocked.json()["message"]
+    assert blocked.status_code == 400 and message.startswith("cannot delete Tenant 'acme': ")
+    assert "1 Cluster(s)" in message and "c6" in message and "1 ComputeInstance(s)" in message and "web1" in message

@@ -16,12 +16,13 @@ from google.protobuf.message import Message
 from osac.cli import main  # noqa: F401  (adds the cluster formatters to render.FORMATTERS)
 from osac.cli.cluster_clock import reference_now
 from osac.cli.cluster_describe import condition_rows, node_set_rows, state_text
-from osac.cli.cluster_wait import Goal, node_set_counts, progress, verdict
+from osac.cli.cluster_wait import Goal, node_set_counts, progress, usable_state, verdict
 from osac.cli.errors import CliError
 from osac.cli.fields import descriptor_of
 from osac.cli.render import CellContext, cell
 from osac.cli.tables import columns_for
 from osac.model import protos, registry
+from osac.model.kinds import Kind
 from osac.status.clusters.summary import control_plane_text, duration_text, stage_text, workers_text
 
 CELLS_GOLDEN = Path(__file__).resolve().parents[1] / "status" / "golden" / "cluster_cells.json"
@@ -119,6 +120,15 @@ def test_stage_row(stage: str, progressing: dict[str, Any] | None, expected: str
     data = {"stage": stage, "stage_entered_at": ago(23), "conditions": [progressing] if progressing else []}
 
     assert stage_text(status(data), NOW) == expected
+
+
+def test_stage_row_shows_the_threshold_the_status_carries_before_any_stall() -> None:
+    """Issue 17 item 3: ``stall_thresholds: {WorkersJoining: 60s}`` shows as ``threshold 1m``
+    while the stage runs, from ``status.stage_threshold``, not the 20m default."""
+    data = {"stage": "WorkersJoining", "stage_entered_at": ago(0.5), "stage_threshold": "60s",
+            "conditions": [cond("PROGRESSING", "TRUE", "WorkersJoining", "Workers joining: workers 1/3")]}
+
+    assert stage_text(status(data), NOW) == "WorkersJoining for 30s (threshold 1m)"
 
 
 @pytest.mark.parametrize(
@@ -265,3 +275,18 @@ def test_without_osac_now_the_clock_is_used(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.delenv("OSAC_NOW", raising=False)
 
     assert abs(reference_now() - datetime.now(UTC)) < timedelta(seconds=5)
+
+
+@pytest.mark.parametrize("kind", [k for k in registry.kinds() if k.state_enum is not None], ids=lambda k: k.name)
+def test_wait_for_ready_ends_in_the_usable_state_of_every_kind(kind: Kind) -> None:
+    """``--for ready`` (and ``--for running``) ends at the kind's usable state and only there."""
+    usable = {"compute_instance": "RUNNING", "bare_metal_instance": "RUNNING", "external_ip": "ALLOCATED"}.get(
+        kind.name, "READY")
+    assert usable_state(kind) == usable
+    assert kind.state_enum is not None
+    for value in kind.state_enum.values:
+        obj = kind.message_class(private=True)()
+        obj.status.state = value.number  # type: ignore[attr-defined]
+        state = value.name.rsplit("_STATE_", 1)[-1]
+        for goal in (Goal.READY, Goal.RUNNING):
+            assert verdict(kind, obj, goal).done is (state == usable), (state, goal)

@@ -441,6 +441,38 @@ def test_get_clusters_watch_prints_changed_rows_with_the_cells(world: World) -> 
     assert len(change) == len(first)
 
 
+def test_get_clusters_watch_from_an_empty_list_prints_the_header_once_and_only_displayed_changes(world: World) -> None:
+    """Issue 17 item 7: the header comes once, before the first row; a name wider than the
+    NAME column keeps the columns aligned; a write that changes no displayed cell prints nothing."""
+    object_id = new_id()
+    name = "late-" + "w" * 40
+    spec = cluster_spec(world, "acme", {"workers": ("bm-standard", 3)})
+    scaling = _list_status("READY", "Scaling", ("TRUE", "Scaling"), ("FALSE", "Scaling"), "https://10.0.6.240:6443")
+    quiet = copy.deepcopy(scaling)
+    quiet["conditions"][0]["message"] = "a message no column shows"
+    done = _list_status("READY", "", ("FALSE", "AsExpected"), ("TRUE", "Available"), "https://10.0.6.240:6443")
+
+    async def story() -> None:
+        await _insert(world, object_id, name, "acme", spec, scaling, 41, [])
+        await write_status(world, object_id, quiet)
+        await write_status(world, object_id, done)
+
+    alice = world.user("acme")
+    world.server.later(1.0, story())
+
+    result = alice("get", "cluster", "--filter", f"this.metadata.name == '{name}'", "-w", "--max-events", "4")
+
+    assert result.exit_code == 0, result.output
+    assert result.stderr == "No clusters found.\n"
+    header, created, scaled, ready = result.stdout.splitlines()  # the quiet write printed nothing
+    assert header.split()[:4] == ["NAME", "TENANT", "TEMPLATE", "STATE"]
+    assert [line.split()[3:5] for line in (created, scaled, ready)] == [
+        ["PROGRESSING", "-"], ["READY", "Scaling"], ["READY", "-"]]
+    for line in (created, scaled, ready):
+        assert line.split()[0] == name
+        assert line.index("acme") == header.index("TENANT") and line.index("ocp-small") == header.index("TEMPLATE")
+
+
 # -- version skew ----------------------------------------------------------------------------------
 
 

@@ -78,7 +78,8 @@ async def test_delete_gates_list_dependents_until_archived(net: Net) -> None:
 
     [default_vn] = await net.items("virtual_networks", "this.metadata.name == 'default'")
     blocked = await net.delete("virtual_networks", default_vn["id"])
-    assert error(blocked) == (400, "cannot delete VirtualNetwork 'default': 1 Subnet(s) still reference it: default")
+    assert error(blocked) == (400, "cannot delete VirtualNetwork 'default': 1 Subnet(s) still reference it: default; "
+                                   "and 1 SecurityGroup(s): default; and 1 NATGateway(s): default")
 
     [nat_eip] = await net.items("external_ips", "this.metadata.name == 'default-nat'")
     blocked = await net.delete("external_ips", nat_eip["id"])

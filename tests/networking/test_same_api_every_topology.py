@@ -491,7 +491,8 @@ EXPECTED: Transcript = {
         "security group default (server uses it)": refused(
             "FAILED_PRECONDITION", "cannot delete SecurityGroup 'default': 1 BareMetalInstance(s) still reference it: db"),
         "virtual network app (subnets, group, gateway)": refused(
-            "FAILED_PRECONDITION", "cannot delete VirtualNetwork 'app': 2 Subnet(s) still reference it: web, db"),
+            "FAILED_PRECONDITION", "cannot delete VirtualNetwork 'app': 2 Subnet(s) still reference it: web, db; "
+                                   "and 1 SecurityGroup(s): web; and 1 NATGateway(s): app"),
         "external ip nat (gateway uses it)": refused(
             "FAILED_PRECONDITION", "cannot delete ExternalIP 'nat': 1 NATGateway(s) still reference it: app"),
         "auto external ip (attachment uses it)": refused(
@@ -535,4 +536,5 @@ async def test_same_api_in_every_topology(db_url: str, second_db_url: str, tmp_p
     differing = {step: (with_k8s[step], bare_metal[step]) for step in with_k8s if with_k8s[step] != bare_metal[step]}
     assert list(differing) == [VM_CREATE, CLUSTER_CREATE], differing
     assert {step: bare_metal[step] for step in differing} == REFUSED
+    assert with_k8s["delete gates"] == EXPECTED["delete gates"], with_k8s["delete gates"]
     assert with_k8s == EXPECTED

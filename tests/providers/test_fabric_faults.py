@@ -194,7 +194,9 @@ INVALID = [
     ("params", "fabric_fail", "", {"operation": "create_subnet", "times": 1.5}, "params.times: must be a whole number"),
     ("params", "fabric_fail", "", {"operation": "create_subnet", "terminal": "yes"}, "params.terminal: must be true or false"),
     ("params", "fabric_latency", "", {"operation": "create_subnet", "seconds": -1}, "positive number of seconds"),
-    ("params", "stall", "", {"stage": "X", "colour": "red"}, "params.colour: unknown parameter of fault 'stall'"),
+    ("params", "stall", "", {"stage": "WorkersJoining", "colour": "red"}, "params.colour: unknown parameter of fault 'stall'"),
+    ("params", "stall", "", {"stage": "Bogus"}, "params.stage: 'Bogus' is not one of PreparingInfrastructure, "
+     "ControlPlaneStarting, WorkersJoining, Scaling, DestroyingCloudResources, DestroyingControlPlane"),
     ("params", "signal_override", "", {"condition": "Available", "status": "maybe"}, "'maybe' is not one of True"),
 ]
 

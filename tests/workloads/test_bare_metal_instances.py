@@ -68,7 +68,8 @@ async def test_attachments_are_checked_against_the_host_type(wl: Workloads) -> N
         ("host type without interfaces", server("bad", host_type="empty"),
          ("INVALID_ARGUMENT", "spec.host_type: host type 'empty' has no interfaces; a bare-metal host type lists its interfaces")),
         ("unknown interface", server("bad", [{**one, "interface": "eth9"}]),
-         ("INVALID_ARGUMENT", f"{PATH}[0].interface: interface 'eth9' does not exist on host type 'bm-standard'")),
+         ("INVALID_ARGUMENT", f"{PATH}[0].interface: interface 'eth9' does not exist on host type 'bm-standard'; "
+                              "its attachable interfaces are ens1f0, ens1f1, ens2f0")),
         ("lifecycle interface", server("bad", [{**one, "interface": "eno1"}]),
          ("INVALID_ARGUMENT", f"{PATH}[0].interface: interface 'eno1' of host type 'bm-standard' has role 'lifecycle' "
                               "(PXE/BMC) and cannot be attached")),

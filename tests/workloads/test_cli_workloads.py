@@ -197,3 +197,24 @@ def test_describe_shows_each_interface(owner: Osac, running: BackgroundServer) -
     at = lines.index("Interfaces:")
     assert [line.split() for line in lines[at + 1:at + 3]] == [
         ["INTERFACE", "SUBNET", "IP", "PRIMARY"], ["ens1f1", "app", "-", "yes"]]
+
+
+def test_wait_for_ready_ends_on_running_instances(owner: Osac, running: BackgroundServer) -> None:
+    """Issue 17 item 2: RUNNING is the usable state of VMs and bare-metal instances, so
+    ``--for ready`` (and its alias ``--for running``) ends there instead of timing out."""
+    owner.ok("create", "vm", "waited", "--template", "fedora")
+    make_running(running, get(owner, "vm", "waited")["id"])
+    assert owner.ok("wait", "computeinstance", "waited", "--for", "ready", "--timeout", "5s").splitlines()[-1] == (
+        "ComputeInstance 'waited' is RUNNING")
+    assert owner.ok("wait", "vm", "waited", "--for", "running", "--timeout", "5s").splitlines()[-1] == (
+        "ComputeInstance 'waited' is RUNNING")
+    owner.ok("create", "bmi", "metal-waited", "--host-type", "bm-standard")
+    write_status(running, "bare_metal_instance", get(owner, "bmi", "metal-waited")["id"],
+                 lambda desired: setattr(desired.status, "state", 2))  # BARE_METAL_INSTANCE_STATE_RUNNING
+    assert owner.ok("wait", "bmi", "metal-waited", "--for", "ready", "--timeout", "5s").splitlines()[-1] == (
+        "BareMetalInstance 'metal-waited' is RUNNING")
+    owner.ok("create", "vm", "starting", "--template", "fedora")
+    timed_out = owner("wait", "vm", "starting", "--for", "ready", "--timeout", "1s")
+    assert timed_out.exit_code == 1
+    assert timed_out.stderr == (
+        "Error: timed out after 1s waiting for ComputeInstance 'starting' to be RUNNING; now STARTING\n")

@@ -126,3 +126,19 @@ async def test_bare_metal_power_settings_are_mutable(wl: Workloads) -> None:
     bad = await wl.patch(BMS, server["id"], {"spec": {"run_strategy": 7}}, "spec.run_strategy")
     assert failure(bad) == ("INVALID_ARGUMENT", "spec.run_strategy: 7 is not a run strategy; use "
                             "BARE_METAL_INSTANCE_RUN_STRATEGY_ALWAYS or BARE_METAL_INSTANCE_RUN_STRATEGY_HALTED")
+
+
+async def test_delete_shows_deleting_at_once_for_every_instance_kind(wl: Workloads) -> None:
+    """cluster-status.md scenario 9's "at once" for every kind a reconciler tears down: a Get
+    right after the Delete answers DELETING (no reconciler runs here), stamped with the Delete."""
+    vm = await wl.create(VMS, {"metadata": {"name": "web"}, "spec": {"template": "fedora"}})
+    await wl.derive("compute_instance", vm["id"], _set(compute.COMPUTE_INSTANCE_STATE_RUNNING))
+    server = await wl.create(BMS, {"metadata": {"name": "bm"}, "spec": {"host_type": "bm-standard"}})
+    for collection, made, prefix in ((VMS, vm, "COMPUTE_INSTANCE"), (BMS, server, "BARE_METAL_INSTANCE")):
+        held = await wl.patch(collection, made["id"], {"metadata": {"finalizers": ["fulfillment-controller"]}},
+                              "metadata.finalizers", private=True)
+        assert held.status_code == 200, held.text
+        assert (await wl.delete(collection, made["id"])).status_code == 200
+        got = await wl.get(collection, made["id"])
+        assert got["status"]["state"] == f"{prefix}_STATE_DELETING"
+        assert got["status"]["state_transition_time"] == got["metadata"]["deletion_timestamp"]

@@ -23,7 +23,7 @@ from osac.cli.fields import (
     value_at,
     values_along,
 )
-from osac.cli.kinds import cel_string, ids_filter, looks_like_id, name_filter, reference_filter
+from osac.cli.kinds import cel_string, ids_filter, looks_like_id, name_filter, plural_words, reference_filter
 from osac.model import registry
 from osac.model.kinds import Kind, Method
 from osac.model.labels import AUTO_FOR_LABEL
@@ -97,7 +97,7 @@ class KindClient:
         if len(matches) > 1:
             tenants = ", ".join(sorted({m.metadata.tenant for m in matches}))  # type: ignore[attr-defined]
             raise CliError(
-                f"{len(matches)} {self.kind.collection.replace('_', ' ')} are named '{word}' "
+                f"{len(matches)} {plural_words(self.kind)} are named '{word}' "
                 f"(tenants {tenants}); use the id"
             )
         return matches[0]

@@ -1,7 +1,10 @@
-"""``osac wait``: block until an object is READY or deleted, showing its progress on one line.
+"""``osac wait``: block until an object is usable or deleted, showing its progress on one line.
 
 The goal is the lifecycle ``state`` only (cluster-status.md §3): a cluster is READY once
-provisioned even while AVAILABLE is FALSE, since health lives in conditions. Reaching the goal
+provisioned even while AVAILABLE is FALSE, since health lives in conditions. ``--for ready``
+waits for the usable state of the kind (``usable_state``): READY for most, RUNNING for
+ComputeInstances and bare-metal instances, ALLOCATED for external IPs; ``--for running`` is
+the same goal. Reaching the goal
 ends with success; a state from which the goal cannot be reached any more ends with an error
 naming it (FAILED and DELETE_FAILED always, DELETING or deletion when waiting for READY), as
 does the deadline. The verdict for one snapshot is a pure function (``verdict``); ``wait_for``
@@ -22,7 +25,7 @@ from osac.cli.client import KindClient
 from osac.cli.cluster_columns import stage_cell
 from osac.cli.cluster_follow import FollowTimeout, changes, snapshot
 from osac.cli.errors import ApiError, CliError
-from osac.cli.fields import value_at
+from osac.cli.fields import enum_label, value_at
 from osac.cli.kinds import describe_object
 from osac.cli.render import EMPTY, state_label
 from osac.model.kinds import Kind
@@ -64,7 +67,20 @@ class ProgressLine:
 
 class Goal(StrEnum):
     READY = "ready"
+    RUNNING = "running"  # the same goal as ``ready``: the kind's usable state
     DELETED = "deleted"
+
+
+#: The usable state of a kind is the first of these its state enum has.
+USABLE_STATES = (READY, "RUNNING", "ALLOCATED")
+
+
+def usable_state(kind: Kind) -> str:
+    """READY, RUNNING (ComputeInstance, bare-metal instance) or ALLOCATED (external IP)."""
+    if kind.state_enum is None:
+        return READY
+    names = {enum_label(kind.state_enum, value.number) for value in kind.state_enum.values}
+    return next((state for state in USABLE_STATES if state in names), READY)
 
 
 @dataclass(frozen=True)
@@ -83,11 +99,12 @@ def verdict(kind: Kind, obj: Message | None, goal: Goal) -> Verdict:
     if obj is None:
         return Verdict(done=True) if goal is Goal.DELETED else Verdict(failure="was deleted")
     state = state_label(obj)
-    if goal is Goal.READY and state == READY:
+    is_usable_goal = goal is not Goal.DELETED
+    if is_usable_goal and state == usable_state(kind):
         return Verdict(done=True)
-    if state == "DELETE_FAILED" or (goal is Goal.READY and state in FAILED_STATES):
+    if state == "DELETE_FAILED" or (is_usable_goal and state in FAILED_STATES):
         return Verdict(failure=f"is {state}{_why(kind, obj)}")
-    if goal is Goal.READY and state == DELETING:
+    if is_usable_goal and state == DELETING:
         return Verdict(failure="is being deleted")
     return PENDING
 
@@ -165,7 +182,7 @@ def wait_for(
             current = obj
             result = verdict(kind, obj, goal)
             if result.done:
-                return f"{label} {'is READY' if goal is Goal.READY else 'deleted'}"
+                return f"{label} {'deleted' if goal is Goal.DELETED else 'is ' + usable_state(kind)}"
             if result.failure is not None:
                 raise CliError(f"{label} {result.failure}")
             line = progress(kind, obj) if obj is not None else EMPTY
@@ -174,7 +191,7 @@ def wait_for(
                 show(line)
     except FollowTimeout:
         where = progress(kind, current) if current is not None else "gone"
-        goal_text = "to be READY" if goal is Goal.READY else "to be deleted"
+        goal_text = "to be deleted" if goal is Goal.DELETED else f"to be {usable_state(kind)}"
         raise CliError(f"timed out after {duration_text(timeout)} waiting for {label} {goal_text}; now {where}") from None
     raise CliError(f"{label}: the watch stream ended")
 

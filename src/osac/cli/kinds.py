@@ -104,6 +104,17 @@ def display_name(obj: Message) -> str:
     return name or obj.id  # type: ignore[attr-defined,no-any-return]
 
 
+_WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
+
+
+def plural_words(kind: Kind) -> str:
+    """The kind in running text, plural: ``bare-metal instances``, ``external IP attachments``,
+    ``network classes``; one spelling per kind, from its API name (acronyms kept)."""
+    words = [word if word.isupper() else word.lower() for word in _WORDS.findall(kind.message)]
+    text = " ".join(words).replace("bare metal", "bare-metal")
+    return f"{text}es" if text.endswith("s") else f"{text}s"
+
+
 def describe_object(kind: Kind, obj: Message) -> str:
     """``Subnet 'app'`` (or the id when unnamed), as the server names objects in messages."""
     return f"{kind.message} '{display_name(obj)}'"

@@ -57,12 +57,22 @@ from osac.cli.kinds import (
     describe_object,
     ids_filter,
     known_kinds,
+    plural_words,
     resolve_kind,
     resolve_write,
     write_is_private,
 )
 from osac.cli.printer import KindPrinter, print_event, print_lines
-from osac.cli.render import FORMATTERS, OutputFormat, as_json, as_yaml, list_dict, table_lines, to_dict
+from osac.cli.render import (
+    FORMATTERS,
+    OutputFormat,
+    as_json,
+    as_yaml,
+    list_dict,
+    state_label,
+    table_lines,
+    to_dict,
+)
 from osac.cli.tokens import identity_of, mint_dev_token, parse_duration
 from osac.cli.watching import kind_event_filter
 from osac.cli.writes import Overrides, create_all, create_is_private, edit_object, relabel
@@ -128,7 +138,7 @@ def provider_only(kinds: list[Kind], method: Method, *, asked: bool) -> Iterator
         automatic = [k for k in kinds if not asked and write_is_private(k, method, private=False)]
         if error.code != "PERMISSION_DENIED" or not automatic:
             raise
-        what = " and ".join(k.collection.replace("_", " ") for k in automatic)
+        what = " and ".join(plural_words(k) for k in automatic)
         raise ApiError(error.code, f"{error.message} ({method.value} of {what} is for provider admins)") from None
 
 
@@ -429,7 +439,9 @@ def watch(
 def wait_command(
     kind_word: KindArgument,
     word: Annotated[str, typer.Argument(metavar="ID|NAME", help="The object, by id or name.")],
-    goal: Annotated[Goal, typer.Option("--for", help="ready: its state is READY; deleted: it is gone.")],
+    goal: Annotated[Goal, typer.Option("--for", help=(
+        "ready: its usable state (READY; RUNNING for compute and bare-metal instances; ALLOCATED for "
+        "external IPs); running: the same; deleted: it is gone."))],
     timeout: Annotated[str, typer.Option("--timeout", help="Give up after this long: 30s, 10m, 1h.")] = (
         f"{int(DEFAULT_TIMEOUT.total_seconds() // 60)}m"
     ),
@@ -438,8 +450,8 @@ def wait_command(
     plaintext: PlaintextOption = False,
     private: PrivateOption = False,
 ) -> None:
-    """Wait until an object is READY (lifecycle state, whatever its health) or deleted, showing
-    its progress; exit code 1 when it FAILED, or at the timeout."""
+    """Wait until an object is usable (its lifecycle state, whatever its health) or deleted,
+    showing its progress; exit code 1 when it FAILED, or at the timeout."""
     kind = resolve_kind(kind_word, private=private, method=Method.GET)
     if kind.state_enum is None:
         raise CliError(f"{kind.message} has no lifecycle state to wait for")
@@ -601,6 +613,17 @@ def label(
     typer.echo(f"{describe_object(kind, updated)} labelled; labels: {labels}")
 
 
+def delete_outcome(kind: Kind, before: Message) -> str:
+    """What a Delete did, judged from the object as it was: a DELETE_FAILED object's teardown
+    restarts, an object already being deleted carries on, any other starts its deletion."""
+    label = describe_object(kind, before)
+    if not before.metadata.HasField("deletion_timestamp"):  # type: ignore[attr-defined]
+        return f"{label} deleted"
+    if state_label(before) == "DELETE_FAILED":
+        return f"{label}: teardown restarted (it was DELETE_FAILED)"
+    return f"{label} is already being deleted"
+
+
 @app.command()
 @reports_errors
 def delete(
@@ -619,7 +642,7 @@ def delete(
         for word in objects:
             obj = client.find(word)
             client.delete(obj.id)  # type: ignore[attr-defined]
-            typer.echo(f"{describe_object(kind, obj)} deleted")
+            typer.echo(delete_outcome(kind, obj))
 
 
 @app.command()
@@ -638,7 +661,7 @@ def scale(
     the nodes join or leave (stage Scaling)."""
     kind, private = resolve_write(kind_word, Method.UPDATE, private=private)
     if kind.name not in scaling.SCALABLE:
-        raise CliError(f"{kind.collection.replace('_', ' ')} cannot be scaled; scale a cluster's node set")
+        raise CliError(f"{plural_words(kind)} cannot be scaled; scale a cluster's node set")
     with connect(address, token, plaintext, private) as connection:
         result = scaling.scale_node_set(KindClient(connection, kind), word, node_set, size)
     typer.echo(result.summary())
@@ -752,7 +775,8 @@ def fault_create(
         str, typer.Option("--target-kind", help="cluster, compute_instance, host, fabric, subnet or host_interface "
                           "(default: the fault's only one).")
     ] = "",
-    target: Annotated[str, typer.Option("--target", metavar="ID", help="Target id or host name (default: * = all).")] = "",
+    target: Annotated[str, typer.Option("--target", metavar="ID|NAME", help=(
+        "Target: a cluster, VM or subnet by name or id, or a host name (default: * = all)."))] = "",
     param: Annotated[
         list[str] | None,
         typer.Option("--param", metavar="KEY=VALUE", help="Fault parameter; repeatable (numbers and true/false typed)."),

@@ -17,6 +17,7 @@ from rich.text import Text
 
 from osac.cli.client import KindClient, Listing, field_text
 from osac.cli.fields import ABSENT, descriptor_of, value_at
+from osac.cli.kinds import plural_words
 from osac.cli.render import (
     NAME_PATH,
     CellContext,
@@ -46,6 +47,10 @@ class KindPrinter:
         self._shown: dict[tuple[str, str], str] = {}
         self._looked_up: set[str] = set()
         self._widths: list[int] | None = None
+        #: ``get -w``: the header is still to be printed (the listing was empty).
+        self._is_header_due = False
+        #: ``get -w``: the cells last printed per object id (a change that leaves them is not printed).
+        self._printed: dict[str, list[str]] = {}
 
     def print_listing(self, listing: Listing, *, single: bool = False) -> None:
         """Everything in ``listing``; ``single``: one object asked for by id or name, printed as
@@ -53,10 +58,14 @@ class KindPrinter:
         items = listing.items
         if self.output is OutputFormat.TABLE:
             if not items:
-                typer.echo(f"No {self.kind.collection.replace('_', ' ')} found.", err=True)
+                typer.echo(f"No {plural_words(self.kind)} found.", err=True)
                 self._widths = [len(c.header) for c in self.columns]
+                self._is_header_due = True
                 return
-            lines, self._widths = table_lines([c.header for c in self.columns], self._rows(items))
+            table = self._rows(items)
+            lines, self._widths = table_lines([c.header for c in self.columns], table)
+            for obj, row in zip(items, table, strict=True):
+                self._printed[obj.id] = row  # type: ignore[attr-defined]
             for line in lines:
                 typer.echo(line)
         elif self.output is OutputFormat.NAME:
@@ -71,14 +80,32 @@ class KindPrinter:
     def print_change(self, obj: Message) -> None:
         """One changed object, after ``print_listing`` (``get -w``)."""
         if self.output is OutputFormat.TABLE:
-            widths = self._widths or [len(c.header) for c in self.columns]
-            typer.echo(aligned(self._rows([obj])[0], widths))
+            self._print_changed_row(obj)
         elif self.output is OutputFormat.NAME:
             typer.echo(object_reference(self.kind.name, obj))
         elif self.output is OutputFormat.JSON:
             typer.echo(json.dumps(to_dict(obj)))
         else:
             typer.echo("---\n" + as_yaml(to_dict(obj)).rstrip("\n"))
+
+    def _print_changed_row(self, obj: Message) -> None:
+        """As kubectl's ``get -w``: a row only when a displayed cell changed (ages aside: they
+        move with the clock, not with the object); the header once, before the first row; a
+        cell wider than its column widens it for this and later rows."""
+        row = self._rows([obj])[0]
+        moving = [column.format == "age" for column in self.columns]
+        last = self._printed.get(obj.id)  # type: ignore[attr-defined]
+        if last is not None and [c for c, m in zip(row, moving, strict=True) if not m] == [
+                c for c, m in zip(last, moving, strict=True) if not m]:
+            return
+        self._printed[obj.id] = row  # type: ignore[attr-defined]
+        widths = [max(width, len(cell)) for width, cell in
+                  zip(self._widths or [len(c.header) for c in self.columns], row, strict=True)]
+        self._widths = widths
+        if self._is_header_due:
+            typer.echo(aligned([c.header for c in self.columns], widths))
+            self._is_header_due = False
+        typer.echo(aligned(row, widths))
 
     def _rows(self, items: Sequence[Message]) -> list[list[str]]:
         self._learn_names(items)

@@ -17,6 +17,7 @@ from google.protobuf.message import Message
 
 from osac.cli.client import KindClient
 from osac.cli.errors import ApiError, CliError
+from osac.cli.kinds import plural_words
 from osac.model.kinds import Kind
 
 #: Read-modify-write attempts of a bare-metal restart when another writer changes the instance.
@@ -27,7 +28,7 @@ RESTARTABLE = ("compute_instance", "bare_metal_instance")
 def require_restartable(kind: Kind) -> None:
     """:raises CliError: ``subnets cannot be restarted; …`` for a kind without a restart field."""
     if kind.name not in RESTARTABLE:
-        raise CliError(f"{kind.collection.replace('_', ' ')} cannot be restarted; restart a compute or bare-metal instance")
+        raise CliError(f"{plural_words(kind)} cannot be restarted; restart a compute or bare-metal instance")
 
 
 def request_restart(client: KindClient, word: str, now: datetime | None = None) -> Message:

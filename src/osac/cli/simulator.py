@@ -16,10 +16,11 @@ from typing import Any
 
 from google.protobuf.message import Message
 
-from osac.cli.client import PAGE_SIZE, Listing
+from osac.cli.client import PAGE_SIZE, KindClient, Listing
 from osac.cli.connection import Connection
 from osac.cli.errors import ApiError, CliError
 from osac.cli.render import EMPTY, to_dict
+from osac.model import registry
 
 FAULTS = "SimulatorFaults"
 SIMULATOR = "Simulator"
@@ -129,12 +130,26 @@ def create_fault(connection: Connection, new: NewFault, *, now: datetime | None 
     fault = request.object  # type: ignore[attr-defined]
     fault.fault = new.fault
     fault.target_kind = new.target_kind
-    fault.target_id = new.target_id
+    fault.target_id = _target_id(connection, new.target_kind, new.target_id)
     if params:
         fault.params.update(params)
     if new.expires_in is not None:
         fault.expires_at.FromDatetime((now or datetime.now(UTC)) + new.expires_in)
     return call(connection, FAULTS, "Create", request).object  # type: ignore[attr-defined,no-any-return]
+
+
+#: Target kinds that are API objects: ``--target`` takes a name or an id, as other commands do.
+OBJECT_TARGETS = ("cluster", "compute_instance", "subnet")
+
+
+def _target_id(connection: Connection, target_kind: str, target: str) -> str:
+    """The id of the object ``target`` names (``*`` and hosts are passed on as given).
+
+    :raises ApiError: NOT_FOUND, no such object (a fault aimed at nothing would do nothing).
+    """
+    if target_kind not in OBJECT_TARGETS or not target or target == "*":
+        return target
+    return str(KindClient(connection, registry.get(target_kind)).find(target).id)  # type: ignore[attr-defined]
 
 
 def list_faults(connection: Connection) -> Listing:

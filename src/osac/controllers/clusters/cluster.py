@@ -359,12 +359,16 @@ class ClusterReconciler(ObjectReconciler):
 
     async def _release_hosts(self, cluster: Message, observation: ClusterObservation) -> None:
         """Return hosts to the inventory: those no node set needs any more once no node runs on
-        them, and all of them once the hosted cluster and its nodes are gone."""
+        them, and all of them once a deleting cluster has no NodePool and no node left. That is
+        before the teardown can complete (it needs no NodePool either): a HostedCluster that
+        shows Destroyed while it still exists ends the teardown, and the finalizer goes in the
+        same pass, after this release, so no archived cluster keeps a host (a crash in between
+        repeats the release on the next pass)."""
         if self.hosts is None or not observation.readable:
             return
         cluster_id: str = cluster.id  # type: ignore[attr-defined]
         if is_deleting(cluster):
-            if observation.hosted_cluster is None and not observation.nodes:
+            if not observation.node_pools and not observation.nodes:
                 await self.hosts.release_all(cluster_id)
             return
         await self.hosts.release_unused(cluster_id, {n.host_name for n in observation.nodes if n.host_name})

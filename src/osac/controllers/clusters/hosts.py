@@ -160,6 +160,9 @@ class ClusterHosts:
             own = len(held.get(owner_id(cluster_id, key), ()))
             available = free[ask.host_type] + own
             if ask.size > available:
+                if own:  # what it holds is not free: say what it has and how many more exist
+                    return (f"node set '{key}' needs {ask.size} hosts of type '{ask.host_type}': it holds {own}, "
+                            f"{free[ask.host_type]} more free")
                 return f"node set '{key}' needs {ask.size} hosts of type '{ask.host_type}', {available} free"
             free[ask.host_type] -= ask.size - min(own, ask.size)
         return "the inventory could not serve every node set at once"  # a concurrent claim won the race

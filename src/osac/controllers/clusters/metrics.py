@@ -1,6 +1,7 @@
 """Prometheus metrics of clusters (cluster-status.md §16).
 
-Counters and histograms are observed by the cluster reconciler when it commits a status change.
+Counters and histograms are observed with each committed status change: by the cluster
+reconciler, and by the Delete that writes DELETING (``osac.services.clusters.transition_metrics``).
 Gauges describe the current population; they are recomputed from the database (never from
 in-memory guesses) by `refresh_cluster_gauges`, which the process holding the cluster
 controller runs every ``GAUGE_INTERVAL``. Labels never carry free text: ``stage`` is a stage
@@ -16,8 +17,18 @@ from datetime import UTC, datetime, timedelta
 from google.protobuf.message import Message
 from prometheus_client import Counter, Gauge, Histogram
 
-from osac.model import registry
-from osac.status.clusters.terms import stage_rank
+from osac.services.clusters.transition_metrics import (
+    PROGRESSING,
+    STAGE_DURATION,
+    STALLED_REASON,
+    STALLS,
+    STATE_TRANSITIONS,
+    observe_transition,
+    reason_of,
+    state_name,
+)
+
+__all__ = ["STAGE_DURATION", "STALLS", "STATE_TRANSITIONS", "observe_transition", "refresh_cluster_gauges", "state_name"]
 
 GAUGE_INTERVAL = timedelta(seconds=15)
 
@@ -37,19 +48,6 @@ STAGE_AGE = Gauge(
     "Age of the current stage while PROGRESSING is TRUE.",
     ["cluster_id", "tenant", "stage"],
 )
-STAGE_DURATION = Histogram(
-    "osac_cluster_stage_duration_seconds",
-    "Time spent in a stage, observed when the stage is left.",
-    ["stage", "outcome"],
-    buckets=_STAGE_BUCKETS,
-)
-PROVISIONING_DURATION = Histogram(
-    "osac_cluster_provisioning_duration_seconds",
-    "Time from creation to the first READY.",
-    buckets=_STAGE_BUCKETS,
-)
-STALLS = Counter("osac_cluster_stalls_total", "Stall episodes.", ["stage"])
-STATE_TRANSITIONS = Counter("osac_cluster_state_transitions_total", "Cluster state changes.", ["from", "to"])
 PROPAGATION = Histogram(
     "osac_status_propagation_seconds",
     "From an infrastructure change (the provider's change time) to the committed status write "
@@ -64,15 +62,9 @@ UNATTRIBUTED_NODE_POOLS = Counter(
     "osac_cluster_unattributed_node_pools_total", "NodePools ignored for lack of a node-set label."
 )
 
-PROGRESSING, AVAILABLE = 1, 2
-STALLED_REASON, UNKNOWN_REASON = "Stalled", "StageUnknown"
+AVAILABLE = 2
+UNKNOWN_REASON = "StageUnknown"
 _STATUS_NAMES = {1: "TRUE", 2: "FALSE"}
-
-
-def state_name(number: int) -> str:
-    """``READY`` for 2; the raw number for a state this build does not know."""
-    full = registry.get("cluster").state_name(number)
-    return full.removeprefix("CLUSTER_STATE_") if full and not full.isdigit() else str(number)
 
 
 def _condition_type_name(number: int) -> str:
@@ -82,43 +74,6 @@ def _condition_type_name(number: int) -> str:
         return str(cluster_type_pb2.ClusterConditionType.Name(number)).removeprefix("CLUSTER_CONDITION_TYPE_")
     except ValueError:
         return str(number)
-
-
-def observe_transition(
-    before: Message, after: Message, now: datetime, outcome_on_exit: str | None = None
-) -> None:
-    """Counters and histograms for one committed status change of a cluster."""
-    old, new = before.status, after.status  # type: ignore[attr-defined]
-    if old.state != new.state:
-        STATE_TRANSITIONS.labels(state_name(old.state), state_name(new.state)).inc()
-        if new.state == registry.get("cluster").state_value("READY"):
-            created = after.metadata.creation_timestamp.ToDatetime(tzinfo=UTC)  # type: ignore[attr-defined]
-            PROVISIONING_DURATION.observe(max(0.0, (now - created).total_seconds()))
-    if old.stage and old.stage != new.stage and old.HasField("stage_entered_at"):
-        entered = old.stage_entered_at.ToDatetime(tzinfo=UTC)
-        STAGE_DURATION.labels(old.stage, outcome_on_exit or _exit_outcome(old, new)).observe(
-            max(0.0, (now - entered).total_seconds())
-        )
-    if _reason(new, PROGRESSING) == STALLED_REASON and _reason(old, PROGRESSING) != STALLED_REASON:
-        STALLS.labels(new.stage or "none").inc()
-
-
-def _exit_outcome(old: Message, new: Message) -> str:
-    deleting = registry.get("cluster").state_value("DELETING")
-    failed = {registry.get("cluster").state_value("FAILED"), registry.get("cluster").state_value("DELETE_FAILED")}
-    if new.state in failed:  # type: ignore[attr-defined]
-        return "failed"
-    if new.state == deleting and old.state != deleting:  # type: ignore[attr-defined]
-        return "deleted"
-    regressed = new.stage and stage_rank(new.stage) < stage_rank(old.stage)  # type: ignore[attr-defined]
-    return "regressed" if regressed else "advanced"
-
-
-def _reason(status: Message, condition_type: int) -> str:
-    for entry in status.conditions:  # type: ignore[attr-defined]
-        if entry.type == condition_type:
-            return str(entry.reason)
-    return ""
 
 
 def _is_true(status: Message, condition_type: int) -> bool:
@@ -139,7 +94,7 @@ def refresh_cluster_gauges(clusters: Iterable[Message], now: datetime) -> None:
         by_state[(state_name(status.state), stage, tenant)] += 1
         for entry in status.conditions:
             by_condition[(_condition_type_name(entry.type), _STATUS_NAMES.get(entry.status, str(entry.status)), tenant)] += 1
-        reason = _reason(status, PROGRESSING)
+        reason = reason_of(status, PROGRESSING)
         if reason == STALLED_REASON:
             stalled[(stage, tenant)] += 1
             stalled_info.append((cluster.id, cluster.metadata.name, tenant, stage))  # type: ignore[attr-defined]

@@ -67,7 +67,10 @@ def resolve_interfaces(path: str, attachments: Sequence[Any], host_type: Any) ->
             continue
         interface = interfaces.get(name)
         if interface is None:
-            raise InvalidArgument(f"{where}: interface '{name}' does not exist on {label}")
+            raise InvalidArgument(
+                f"{where}: interface '{name}' does not exist on {label}; its attachable interfaces are "
+                f"{', '.join(attachable) or 'none'}"
+            )
         if interface.role == LIFECYCLE:
             raise InvalidArgument(
                 f"{where}: interface '{name}' of {label} has role '{LIFECYCLE}' (PXE/BMC) and cannot be attached"

@@ -44,6 +44,7 @@ from osac.services.clusters import (
     node_sets,
     parameters,
     spec_rules,
+    transition_metrics,
 )
 from osac.services.core.behaviour import Behaviour, WriteContext
 from osac.services.core.catalog import CredentialUnavailable
@@ -122,6 +123,11 @@ class ClusterBehaviour(Behaviour):
 
     async def after_archive(self, tx: Tx, obj: Message) -> None:
         await addresses.release_all(tx, obj.id)  # type: ignore[attr-defined]
+
+    async def begin_teardown(self, ctx: WriteContext, obj: Message, stored: Message) -> None:
+        now = obj.metadata.deletion_timestamp.ToDatetime(tzinfo=UTC)  # type: ignore[attr-defined]
+        ctx.notes.extend(initial_status.teardown_start(obj, stored, now))
+        transition_metrics.observe_transition(stored, obj, now)
 
     async def restart_teardown(self, ctx: WriteContext, obj: Message) -> None:
         failures.clear_teardown_failure(obj, ctx.tx.clock.now(), "Delete")

@@ -1,4 +1,5 @@
-"""The status a cluster is created with: the first derivation (cluster-status.md §3, §5, §8.1).
+"""The status a cluster is created with: the first derivation (cluster-status.md §3, §5, §8.1),
+and the status its Delete writes: the first teardown derivation (§10 step 1, scenario 9).
 
 Only the derivation writes a cluster's status, and the Create transaction is its first run: the
 pure ``derive_cluster_status`` with no HostedCluster, no NodePools and an empty previous status.
@@ -23,7 +24,9 @@ from osac.status.clusters.derivation import (
     NodeSetSpec,
     StallThresholds,
     apply_view_to_status,
+    begin_teardown,
     derive_cluster_status,
+    view_from_status,
 )
 
 
@@ -39,5 +42,14 @@ def first_derivation(cluster: Message, now: datetime, reserved_vips: tuple[str, 
         None, (), ClusterStatusView(), now, StallThresholds.DEFAULT,
         ClusterContext(node_sets=node_sets, reserved_vips=reserved_vips),
     )
+    apply_view_to_status(derivation.status, cluster.status)  # type: ignore[attr-defined]
+    return [(event.type, event.reason, event.message) for event in derivation.events]
+
+
+def teardown_start(cluster: Message, stored: Message, now: datetime) -> list[tuple[int, str, str]]:
+    """Write the first teardown status, derived from the ``stored`` one, into ``cluster.status``
+    (the Delete transaction, §10 step 1: DELETING, ``DestroyingCloudResources``); returns the
+    events to record with the Delete."""
+    derivation = begin_teardown(view_from_status(stored.status), now)  # type: ignore[attr-defined]
     apply_view_to_status(derivation.status, cluster.status)  # type: ignore[attr-defined]
     return [(event.type, event.reason, event.message) for event in derivation.events]

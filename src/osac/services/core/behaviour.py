@@ -37,8 +37,8 @@ class WriteContext:
 class Behaviour:
     """Default behaviour: no extra rules. Override what the kind needs."""
 
-    #: Status of this kind is derived by its reconciler (clusters, instances): the service does
-    #: not set DELETING on delete, the next derivation does.
+    #: Status of this kind is derived by its reconciler (clusters, instances): API writes of its
+    #: status are dropped; the service writes only what Delete starts (DELETING, ``begin_teardown``).
     derived_status: bool = False
     #: Allowed state transitions for private status writes, or None to allow any.
     transitions: Mapping[int, frozenset[int]] | None = None
@@ -78,6 +78,13 @@ class Behaviour:
             obj.status.message = "retrying teardown after Signal"  # type: ignore[attr-defined]
             return True
         return False
+
+    async def begin_teardown(self, ctx: WriteContext, obj: Message, stored: Message) -> None:
+        """Delete of ``stored``, not yet deleting: ``obj`` carries its ``deletion_timestamp`` and
+        state DELETING (set by the generic service for every kind with a lifecycle state, so a
+        Get right after the Delete shows it). A ``derived_status`` kind whose derivation writes
+        more on entering teardown writes it here too (the cluster: stage, conditions, events in
+        ``ctx.notes``), so its reconciler carries on as from its own write."""
 
     async def restart_teardown(self, ctx: WriteContext, obj: Message) -> None:
         """Delete on an object in DELETE_FAILED: reset the retry budget and state. The generic

@@ -25,6 +25,7 @@ from osac.model.kinds import Kind, Method, Scope
 from osac.services.core import access, fields, limits
 from osac.services.core.behaviour import Behaviour, WriteContext, reference_dependents
 from osac.services.core.context import Caller
+from osac.services.core.dependents import Dependents
 from osac.services.core.errors import (
     Aborted,
     AlreadyExists,
@@ -497,15 +498,21 @@ class KindService:
         obj = _copy(stored)
         obj.metadata.deletion_timestamp.CopyFrom(now_timestamp(tx))  # type: ignore[attr-defined]
         deleting = self.kind.state_value("DELETING")
-        if deleting is not None and not self.behaviour.derived_status:
+        if deleting is not None:  # at once, derived status or not (cluster-status.md scenario 9)
             obj.status.state = deleting  # type: ignore[attr-defined]
+        await self.behaviour.begin_teardown(ctx, obj, stored)
         self._stamp_transition(obj, stored, tx)
+        status = obj.status if deleting is not None else None  # type: ignore[attr-defined]
+        if (status is not None and status.state != stored.status.state  # type: ignore[attr-defined]
+                and "state_transition_time" in status.DESCRIPTOR.fields_by_name):
+            status.state_transition_time.CopyFrom(obj.metadata.deletion_timestamp)  # type: ignore[attr-defined]  # one instant
         await self._replace(tx, obj, stored.metadata.version)  # type: ignore[attr-defined]
         await self._record_notes(ctx, obj)
 
     async def _check_dependents(self, tx: Tx, stored: Message) -> None:
         """Live objects that reference this one block its delete (networking.md §4)."""
         object_id = stored.id  # type: ignore[attr-defined]
+        found_dependents = Dependents()
         for other, path in reference_dependents(self.kind):
             condition = _reference_condition(other, path, object_id, tx)
             if condition is None:
@@ -514,11 +521,8 @@ class KindService:
             else:
                 count = await tx.count(other, condition)
                 names = [d.metadata.name or d.id for d in await tx.find(other, condition, limit=5)] if count else []  # type: ignore[attr-defined]
-            if count:
-                raise FailedPrecondition(
-                    f"cannot delete {object_label(self.kind, stored)}: {count} {other.message}(s) still "
-                    f"reference it: {', '.join(names)}"
-                )
+            found_dependents.add(other.message, count, names)
+        found_dependents.check(object_label(self.kind, stored))
 
     async def signal(self, caller: Caller, object_id: str) -> None:
         access.authorize(caller, self.kind, Method.SIGNAL)

@@ -9,7 +9,8 @@ from osac.auth.subject import RESERVED_TENANTS
 from osac.model import registry
 from osac.model.kinds import Kind, Scope
 from osac.services.core.behaviour import Behaviour, WriteContext
-from osac.services.core.errors import AlreadyExists, FailedPrecondition, InvalidArgument
+from osac.services.core.dependents import NAMES_SHOWN, Dependents
+from osac.services.core.errors import AlreadyExists, InvalidArgument
 from osac.services.networking import state_machines
 from osac.services.networking.allocation_metrics import DEFAULT, allocation_path
 from osac.services.tenancy import default_networking
@@ -69,6 +70,7 @@ class TenantBehaviour(Behaviour):
     async def check_delete(self, ctx: WriteContext, obj: Message) -> None:
         """A tenant is deleted only once it holds nothing but its defaults (networking.md §4)."""
         tenant = obj.metadata.name  # type: ignore[attr-defined]
+        found = Dependents()
         for kind in registry.KINDS:
             if kind.scope is not Scope.TENANT:
                 continue
@@ -78,9 +80,8 @@ class TenantBehaviour(Behaviour):
             condition = (table.c.tenant == tenant) & not_default
             count = await ctx.tx.count(kind, condition)
             if count:
-                names = [o.metadata.name or o.id for o in await ctx.tx.find(kind, condition, limit=5)]  # type: ignore[attr-defined]
-                raise FailedPrecondition(
-                    f"cannot delete Tenant '{tenant}': {count} {kind.message}(s) still reference it: {', '.join(names)}"
-                )
+                names = [o.metadata.name or o.id for o in await ctx.tx.find(kind, condition, limit=NAMES_SHOWN)]  # type: ignore[attr-defined]
+                found.add(kind.message, count, names)
+        found.check(f"Tenant '{tenant}'")
 
 

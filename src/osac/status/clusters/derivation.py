@@ -20,6 +20,7 @@ The work is split by section of the spec: ``cluster_signals`` reads the dicts,
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -35,7 +36,13 @@ from osac.status.clusters.health import (
 )
 from osac.status.clusters.inputs import ClusterContext, FailurePhase, NodeSetSpec, TerminalFailure
 from osac.status.clusters.node_sets import derive_node_sets
-from osac.status.clusters.progress import check_stall, describe_stage, is_stall_watched, progressing
+from osac.status.clusters.progress import (
+    StageText,
+    check_stall,
+    describe_stage,
+    is_stall_watched,
+    progressing,
+)
 from osac.status.clusters.proto import apply_view_to_status, view_from_status
 from osac.status.clusters.signals import (
     CLUSTER_VERSION_SUCCEEDING,
@@ -52,6 +59,7 @@ from osac.status.clusters.stages import (
 from osac.status.clusters.terms import (
     CONTROL_PLANE_AVAILABLE,
     DEGRADED,
+    DESTROYING_CLOUD_RESOURCES,
     FAILED,
     KNOWN_STATES,
     PROGRESSING,
@@ -76,6 +84,7 @@ __all__ = [
     "StallThresholds",
     "TerminalFailure",
     "apply_view_to_status",
+    "begin_teardown",
     "derive_cluster_status",
     "view_from_status",
 ]
@@ -152,6 +161,7 @@ def derive_cluster_status(
         state_transition_time=state_transition_time,
         stage=stage,
         stage_entered_at=stage_entered_at,
+        stage_threshold=stall.threshold if stall is not None else None,
         conditions=conditions,
         node_sets=node_sets.views(),
         api_url=endpoints.api_url,
@@ -167,6 +177,30 @@ def derive_cluster_status(
         teardown_complete=is_complete,
         unattributed_node_pools=observation.unattributed,
     )
+
+
+def begin_teardown(previous: ClusterStatusView, now: datetime) -> ClusterDerivation:
+    """§10 step 1 as the Delete transaction writes it (scenario 9: DELETING at once): state
+    DELETING, stage ``DestroyingCloudResources``, PROGRESSING TRUE on that stage, AVAILABLE and
+    the health conditions FALSE ``Deleting``, FAILED FALSE, and the events of that change
+    (``StageChanged``, ``Deleting``). Node sets and endpoints are kept. It needs no observation:
+    entering teardown starts at ``DestroyingCloudResources`` whatever the provider shows, and the
+    reconciler's next derivation carries on from there as from its own write (it finds DELETING
+    already, so it emits neither event again). A cluster already in teardown is left alone."""
+    if previous.state in TEARDOWN_STATES:
+        return ClusterDerivation(previous)
+    state, position = STATE_DELETING, StagePosition(DESTROYING_CLOUD_RESOURCES)
+    failure = failed(state, ClusterContext(deletion_requested=True), previous.condition(FAILED))
+    progress = progressing(state, True, position, None, StageText("Destroying cloud resources"), failure.message,
+                           previous.condition(PROGRESSING))
+    control_plane, degradation, workers = deleting(CONTROL_PLANE_AVAILABLE), deleting(DEGRADED), deleting(WORKERS_READY)
+    rollup = available(state, failure, progress, control_plane, workers, degradation)
+    conditions = stamp_conditions(
+        previous.conditions, (progress, rollup, failure, degradation, control_plane, workers), now
+    )
+    status = replace(previous, state=state, state_transition_time=now, stage=position.stage, stage_entered_at=now,
+                     stage_threshold=None, conditions=conditions)  # the threshold: the reconciler's first pass
+    return ClusterDerivation(status=status, events=lifecycle_events(previous, status, None, False))
 
 
 def _passes_readiness_gate(

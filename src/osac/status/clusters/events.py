@@ -14,6 +14,7 @@ from osac.status.clusters.terms import (
     CONTROL_PLANE_AVAILABLE,
     DEGRADED,
     FAILED,
+    NODE_SET_READY,
     PROGRESSING,
     STAGE_UNKNOWN,
     STALLED,
@@ -40,9 +41,15 @@ def lifecycle_events(
     def add(kind: int, reason: str, message: str) -> None:
         events.append(LifecycleEventView(kind, reason, message))
 
-    def became_true(condition_type: int) -> bool:
+    def became_true(condition_type: int, was_true_before_unknown: bool) -> bool:
+        """A real turn to TRUE: not the return from ``StageUnknown`` of a condition that was
+        TRUE before its signals were lost (that recovery is ``SignalsRecovered``)."""
         old, new = previous.condition(condition_type), current.condition(condition_type)
-        return new is not None and new.is_true and (old is None or not old.is_true)
+        if new is None or not new.is_true:
+            return False
+        if old is not None and old.reason == STAGE_UNKNOWN and was_true_before_unknown:
+            return False
+        return old is None or not old.is_true
 
     def message_of(condition_type: int) -> str:
         found = current.condition(condition_type)
@@ -56,9 +63,13 @@ def lifecycle_events(
 
     if current.stage != previous.stage:
         add(NORMAL, "StageChanged", f"{_stage(previous.stage)} → {_stage(current.stage)}")
-    if became_true(CONTROL_PLANE_AVAILABLE):
+    # What was known before the signals were lost: the API URL is published when the control
+    # plane first becomes available, and node sets keep their last known state while unknown.
+    was_available = bool(previous.api_url)
+    were_ready = bool(previous.node_sets) and all(ns.state == NODE_SET_READY for ns in previous.node_sets.values())
+    if became_true(CONTROL_PLANE_AVAILABLE, was_available):
         add(NORMAL, "ControlPlaneAvailable", message_of(CONTROL_PLANE_AVAILABLE))
-    if became_true(WORKERS_READY):
+    if became_true(WORKERS_READY, were_ready):
         add(NORMAL, "WorkersReady", message_of(WORKERS_READY))
     if is_new_state and current.state == STATE_READY:
         add(NORMAL, "ClusterReady", f"The cluster is ready{_at(current.api_url)}")

@@ -45,6 +45,7 @@ def view_from_status(status: Message) -> ClusterStatusView:
         state_transition_time=_time(message, "state_transition_time"),
         stage=message.stage,
         stage_entered_at=_time(message, "stage_entered_at"),
+        stage_threshold=message.stage_threshold.ToTimedelta() if message.HasField("stage_threshold") else None,
         conditions=conditions,
         node_sets=node_sets,
         api_url=message.api_url,
@@ -61,6 +62,10 @@ def apply_view_to_status(view: ClusterStatusView, status: Message) -> None:
     _set_time(message, "state_transition_time", view.state_transition_time)
     message.stage = view.stage
     _set_time(message, "stage_entered_at", view.stage_entered_at)
+    if view.stage_threshold is None:
+        message.ClearField("stage_threshold")
+    else:
+        message.stage_threshold.FromTimedelta(view.stage_threshold)
     message.api_url = view.api_url
     message.console_url = view.console_url
     message.api_endpoint = view.api_endpoint

@@ -103,11 +103,17 @@ def current_threshold(status: Message) -> timedelta | None:
         return None
     if progressing.reason == STAGE_UNKNOWN:  # type: ignore[attr-defined]
         return None
-    return stall_threshold(stage, progressing.message)  # type: ignore[attr-defined]
+    return stall_threshold(status, progressing.message)  # type: ignore[attr-defined]
 
 
-def stall_threshold(stage: str, message: str) -> timedelta | None:
-    """The threshold the PROGRESSING message states, else the §9.1 default of ``stage``."""
+def stall_threshold(status: Message, message: str) -> timedelta | None:
+    """The threshold in force: the status's ``stage_threshold``, which the reconciler writes with
+    the stage (configured, host-type override or default); without it (an older server, a Delete
+    not yet followed by a pass) the threshold the PROGRESSING message states, else the §9.1
+    default of the stage."""
+    if status.HasField("stage_threshold"):
+        return status.stage_threshold.ToTimedelta()  # type: ignore[attr-defined,no-any-return]
+    stage = status.stage  # type: ignore[attr-defined]
     match = _THRESHOLD.search(message or "")
     if match:
         try:

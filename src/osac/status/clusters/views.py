@@ -46,6 +46,8 @@ class ClusterStatusView:
     state_transition_time: datetime | None = None
     stage: str = ""
     stage_entered_at: datetime | None = None
+    #: The stall threshold in force for ``stage`` while a stall timer runs (§9.1), else None.
+    stage_threshold: timedelta | None = None
     conditions: tuple[ConditionView, ...] = ()
     node_sets: Mapping[str, NodeSetStatusView] = field(default_factory=lambda: MappingProxyType({}))
     api_url: str = ""

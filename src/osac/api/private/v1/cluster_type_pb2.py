@@ -23,12 +23,13 @@ _sym_db = _symbol_database.Default()
 
 
 from google.protobuf import any_pb2 as google_dot_protobuf_dot_any__pb2
+from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from osac.api.private.v1 import condition_status_type_pb2 as osac_dot_private_dot_v1_dot_condition__status__type__pb2
 from osac.api.private.v1 import metadata_type_pb2 as osac_dot_private_dot_v1_dot_metadata__type__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"osac/private/v1/cluster_type.proto\x12\x0fosac.private.v1\x1a\x19google/protobuf/any.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a+osac/private/v1/condition_status_type.proto\x1a#osac/private/v1/metadata_type.proto\"\x9e\x01\n\x07\x43luster\x12\n\n\x02id\x18\x01 \x01(\t\x12+\n\x08metadata\x18\x02 \x01(\x0b\x32\x19.osac.private.v1.Metadata\x12*\n\x04spec\x18\x03 \x01(\x0b\x32\x1c.osac.private.v1.ClusterSpec\x12.\n\x06status\x18\x04 \x01(\x0b\x32\x1e.osac.private.v1.ClusterStatus\"\xcc\x04\n\x0b\x43lusterSpec\x12\x10\n\x08template\x18\x01 \x01(\t\x12Q\n\x13template_parameters\x18\x02 \x03(\x0b\x32\x34.osac.private.v1.ClusterSpec.TemplateParametersEntry\x12=\n\tnode_sets\x18\x03 \x03(\x0b\x32*.osac.private.v1.ClusterSpec.NodeSetsEntry\x12\x13\n\x0bpull_secret\x18\x04 \x01(\t\x12\x16\n\x0essh_public_key\x18\x05 \x01(\t\x12\x15\n\rrelease_image\x18\x06 \x01(\t\x12\x30\n\x07network\x18\x07 \x01(\x0b\x32\x1f.osac.private.v1.ClusterNetwork\x12\x14\n\x0c\x63\x61talog_item\x18\x08 \x01(\t\x12\x45\n\x12network_attachment\x18\t \x01(\x0b\x32).osac.private.v1.ClusterNetworkAttachment\x12#\n\x1b\x61uto_external_ip_attachment\x18\n \x01(\x08\x1aO\n\x17TemplateParametersEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12#\n\x05value\x18\x02 \x01(\x0b\x32\x14.google.protobuf.Any:\x02\x38\x01\x1aP\n\rNodeSetsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12.\n\x05value\x18\x02 \x01(\x0b\x32\x1f.osac.private.v1.ClusterNodeSet:\x02\x38\x01\"8\n\x0e\x43lusterNetwork\x12\x10\n\x08pod_cidr\x18\x01 \x01(\t\x12\x14\n\x0cservice_cidr\x18\x02 \x01(\t\"C\n\x18\x43lusterNetworkAttachment\x12\x0e\n\x06subnet\x18\x01 \x01(\t\x12\x17\n\x0fsecurity_groups\x18\x02 \x03(\t\"\x82\x02\n\x0e\x43lusterNodeSet\x12\x11\n\thost_type\x18\x01 \x01(\t\x12\x0c\n\x04size\x18\x02 \x01(\x05\x12\x18\n\x10\x64\x65sired_replicas\x18\x03 \x01(\x05\x12\x18\n\x10\x63urrent_replicas\x18\x04 \x01(\x05\x12\x16\n\x0eready_replicas\x18\x05 \x01(\x05\x12\x33\n\x05state\x18\x06 \x01(\x0e\x32$.osac.private.v1.ClusterNodeSetState\x12\x18\n\x10\x66\x61\x62ric_interface\x18\x07 \x01(\t\x12\x34\n\x10\x66irst_ready_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x9e\x04\n\rClusterStatus\x12,\n\x05state\x18\x01 \x01(\x0e\x32\x1d.osac.private.v1.ClusterState\x12\x35\n\nconditions\x18\x02 \x03(\x0b\x32!.osac.private.v1.ClusterCondition\x12\x0f\n\x07\x61pi_url\x18\x03 \x01(\t\x12\x13\n\x0b\x63onsole_url\x18\x04 \x01(\t\x12?\n\tnode_sets\x18\x05 \x03(\x0b\x32,.osac.private.v1.ClusterStatus.NodeSetsEntry\x12\x0b\n\x03hub\x18\x06 \x01(\t\x12\x14\n\x0c\x61pi_endpoint\x18\x07 \x01(\t\x12\x18\n\x10ingress_endpoint\x18\x08 \x01(\t\x12\x39\n\x15state_transition_time\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x19\n\x11kubeconfig_secret\x18\n \x01(\t\x12\x17\n\x0fpassword_secret\x18\x0b \x01(\t\x12\r\n\x05stage\x18\x0c \x01(\t\x12\x34\n\x10stage_entered_at\x18\r \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x1aP\n\rNodeSetsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12.\n\x05value\x18\x02 \x01(\x0b\x32\x1f.osac.private.v1.ClusterNodeSet:\x02\x38\x01\"\xd4\x01\n\x10\x43lusterCondition\x12\x33\n\x04type\x18\x01 \x01(\x0e\x32%.osac.private.v1.ClusterConditionType\x12\x30\n\x06status\x18\x02 \x01(\x0e\x32 .osac.private.v1.ConditionStatus\x12\x38\n\x14last_transition_time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12\x0f\n\x07message\x18\x05 \x01(\t*\xbc\x01\n\x0c\x43lusterState\x12\x1d\n\x19\x43LUSTER_STATE_UNSPECIFIED\x10\x00\x12\x1d\n\x19\x43LUSTER_STATE_PROGRESSING\x10\x01\x12\x17\n\x13\x43LUSTER_STATE_READY\x10\x02\x12\x18\n\x14\x43LUSTER_STATE_FAILED\x10\x03\x12\x1a\n\x16\x43LUSTER_STATE_DELETING\x10\x04\x12\x1f\n\x1b\x43LUSTER_STATE_DELETE_FAILED\x10\x05*\xb2\x02\n\x14\x43lusterConditionType\x12&\n\"CLUSTER_CONDITION_TYPE_UNSPECIFIED\x10\x00\x12&\n\"CLUSTER_CONDITION_TYPE_PROGRESSING\x10\x01\x12$\n CLUSTER_CONDITION_TYPE_AVAILABLE\x10\x02\x12!\n\x1d\x43LUSTER_CONDITION_TYPE_FAILED\x10\x03\x12#\n\x1f\x43LUSTER_CONDITION_TYPE_DEGRADED\x10\x04\x12\x32\n.CLUSTER_CONDITION_TYPE_CONTROL_PLANE_AVAILABLE\x10\x05\x12(\n$CLUSTER_CONDITION_TYPE_WORKERS_READY\x10\x06*\xd1\x01\n\x13\x43lusterNodeSetState\x12&\n\"CLUSTER_NODE_SET_STATE_UNSPECIFIED\x10\x00\x12\'\n#CLUSTER_NODE_SET_STATE_PROVISIONING\x10\x01\x12 \n\x1c\x43LUSTER_NODE_SET_STATE_READY\x10\x02\x12\"\n\x1e\x43LUSTER_NODE_SET_STATE_SCALING\x10\x03\x12#\n\x1f\x43LUSTER_NODE_SET_STATE_DEGRADED\x10\x04\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"osac/private/v1/cluster_type.proto\x12\x0fosac.private.v1\x1a\x19google/protobuf/any.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a+osac/private/v1/condition_status_type.proto\x1a#osac/private/v1/metadata_type.proto\"\x9e\x01\n\x07\x43luster\x12\n\n\x02id\x18\x01 \x01(\t\x12+\n\x08metadata\x18\x02 \x01(\x0b\x32\x19.osac.private.v1.Metadata\x12*\n\x04spec\x18\x03 \x01(\x0b\x32\x1c.osac.private.v1.ClusterSpec\x12.\n\x06status\x18\x04 \x01(\x0b\x32\x1e.osac.private.v1.ClusterStatus\"\xcc\x04\n\x0b\x43lusterSpec\x12\x10\n\x08template\x18\x01 \x01(\t\x12Q\n\x13template_parameters\x18\x02 \x03(\x0b\x32\x34.osac.private.v1.ClusterSpec.TemplateParametersEntry\x12=\n\tnode_sets\x18\x03 \x03(\x0b\x32*.osac.private.v1.ClusterSpec.NodeSetsEntry\x12\x13\n\x0bpull_secret\x18\x04 \x01(\t\x12\x16\n\x0essh_public_key\x18\x05 \x01(\t\x12\x15\n\rrelease_image\x18\x06 \x01(\t\x12\x30\n\x07network\x18\x07 \x01(\x0b\x32\x1f.osac.private.v1.ClusterNetwork\x12\x14\n\x0c\x63\x61talog_item\x18\x08 \x01(\t\x12\x45\n\x12network_attachment\x18\t \x01(\x0b\x32).osac.private.v1.ClusterNetworkAttachment\x12#\n\x1b\x61uto_external_ip_attachment\x18\n \x01(\x08\x1aO\n\x17TemplateParametersEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12#\n\x05value\x18\x02 \x01(\x0b\x32\x14.google.protobuf.Any:\x02\x38\x01\x1aP\n\rNodeSetsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12.\n\x05value\x18\x02 \x01(\x0b\x32\x1f.osac.private.v1.ClusterNodeSet:\x02\x38\x01\"8\n\x0e\x43lusterNetwork\x12\x10\n\x08pod_cidr\x18\x01 \x01(\t\x12\x14\n\x0cservice_cidr\x18\x02 \x01(\t\"C\n\x18\x43lusterNetworkAttachment\x12\x0e\n\x06subnet\x18\x01 \x01(\t\x12\x17\n\x0fsecurity_groups\x18\x02 \x03(\t\"\x82\x02\n\x0e\x43lusterNodeSet\x12\x11\n\thost_type\x18\x01 \x01(\t\x12\x0c\n\x04size\x18\x02 \x01(\x05\x12\x18\n\x10\x64\x65sired_replicas\x18\x03 \x01(\x05\x12\x18\n\x10\x63urrent_replicas\x18\x04 \x01(\x05\x12\x16\n\x0eready_replicas\x18\x05 \x01(\x05\x12\x33\n\x05state\x18\x06 \x01(\x0e\x32$.osac.private.v1.ClusterNodeSetState\x12\x18\n\x10\x66\x61\x62ric_interface\x18\x07 \x01(\t\x12\x34\n\x10\x66irst_ready_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xd2\x04\n\rClusterStatus\x12,\n\x05state\x18\x01 \x01(\x0e\x32\x1d.osac.private.v1.ClusterState\x12\x35\n\nconditions\x18\x02 \x03(\x0b\x32!.osac.private.v1.ClusterCondition\x12\x0f\n\x07\x61pi_url\x18\x03 \x01(\t\x12\x13\n\x0b\x63onsole_url\x18\x04 \x01(\t\x12?\n\tnode_sets\x18\x05 \x03(\x0b\x32,.osac.private.v1.ClusterStatus.NodeSetsEntry\x12\x0b\n\x03hub\x18\x06 \x01(\t\x12\x14\n\x0c\x61pi_endpoint\x18\x07 \x01(\t\x12\x18\n\x10ingress_endpoint\x18\x08 \x01(\t\x12\x39\n\x15state_transition_time\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x19\n\x11kubeconfig_secret\x18\n \x01(\t\x12\x17\n\x0fpassword_secret\x18\x0b \x01(\t\x12\r\n\x05stage\x18\x0c \x01(\t\x12\x34\n\x10stage_entered_at\x18\r \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x32\n\x0fstage_threshold\x18\x0e \x01(\x0b\x32\x19.google.protobuf.Duration\x1aP\n\rNodeSetsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12.\n\x05value\x18\x02 \x01(\x0b\x32\x1f.osac.private.v1.ClusterNodeSet:\x02\x38\x01\"\xd4\x01\n\x10\x43lusterCondition\x12\x33\n\x04type\x18\x01 \x01(\x0e\x32%.osac.private.v1.ClusterConditionType\x12\x30\n\x06status\x18\x02 \x01(\x0e\x32 .osac.private.v1.ConditionStatus\x12\x38\n\x14last_transition_time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12\x0f\n\x07message\x18\x05 \x01(\t*\xbc\x01\n\x0c\x43lusterState\x12\x1d\n\x19\x43LUSTER_STATE_UNSPECIFIED\x10\x00\x12\x1d\n\x19\x43LUSTER_STATE_PROGRESSING\x10\x01\x12\x17\n\x13\x43LUSTER_STATE_READY\x10\x02\x12\x18\n\x14\x43LUSTER_STATE_FAILED\x10\x03\x12\x1a\n\x16\x43LUSTER_STATE_DELETING\x10\x04\x12\x1f\n\x1b\x43LUSTER_STATE_DELETE_FAILED\x10\x05*\xb2\x02\n\x14\x43lusterConditionType\x12&\n\"CLUSTER_CONDITION_TYPE_UNSPECIFIED\x10\x00\x12&\n\"CLUSTER_CONDITION_TYPE_PROGRESSING\x10\x01\x12$\n CLUSTER_CONDITION_TYPE_AVAILABLE\x10\x02\x12!\n\x1d\x43LUSTER_CONDITION_TYPE_FAILED\x10\x03\x12#\n\x1f\x43LUSTER_CONDITION_TYPE_DEGRADED\x10\x04\x12\x32\n.CLUSTER_CONDITION_TYPE_CONTROL_PLANE_AVAILABLE\x10\x05\x12(\n$CLUSTER_CONDITION_TYPE_WORKERS_READY\x10\x06*\xd1\x01\n\x13\x43lusterNodeSetState\x12&\n\"CLUSTER_NODE_SET_STATE_UNSPECIFIED\x10\x00\x12\'\n#CLUSTER_NODE_SET_STATE_PROVISIONING\x10\x01\x12 \n\x1c\x43LUSTER_NODE_SET_STATE_READY\x10\x02\x12\"\n\x1e\x43LUSTER_NODE_SET_STATE_SCALING\x10\x03\x12#\n\x1f\x43LUSTER_NODE_SET_STATE_DEGRADED\x10\x04\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -41,30 +42,30 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_CLUSTERSPEC_NODESETSENTRY']._serialized_options = b'8\001'
   _globals['_CLUSTERSTATUS_NODESETSENTRY']._loaded_options = None
   _globals['_CLUSTERSTATUS_NODESETSENTRY']._serialized_options = b'8\001'
-  _globals['_CLUSTERSTATE']._serialized_start=2098
-  _globals['_CLUSTERSTATE']._serialized_end=2286
-  _globals['_CLUSTERCONDITIONTYPE']._serialized_start=2289
-  _globals['_CLUSTERCONDITIONTYPE']._serialized_end=2595
-  _globals['_CLUSTERNODESETSTATE']._serialized_start=2598
-  _globals['_CLUSTERNODESETSTATE']._serialized_end=2807
-  _globals['_CLUSTER']._serialized_start=198
-  _globals['_CLUSTER']._serialized_end=356
-  _globals['_CLUSTERSPEC']._serialized_start=359
-  _globals['_CLUSTERSPEC']._serialized_end=947
-  _globals['_CLUSTERSPEC_TEMPLATEPARAMETERSENTRY']._serialized_start=786
-  _globals['_CLUSTERSPEC_TEMPLATEPARAMETERSENTRY']._serialized_end=865
-  _globals['_CLUSTERSPEC_NODESETSENTRY']._serialized_start=867
-  _globals['_CLUSTERSPEC_NODESETSENTRY']._serialized_end=947
-  _globals['_CLUSTERNETWORK']._serialized_start=949
-  _globals['_CLUSTERNETWORK']._serialized_end=1005
-  _globals['_CLUSTERNETWORKATTACHMENT']._serialized_start=1007
-  _globals['_CLUSTERNETWORKATTACHMENT']._serialized_end=1074
-  _globals['_CLUSTERNODESET']._serialized_start=1077
-  _globals['_CLUSTERNODESET']._serialized_end=1335
-  _globals['_CLUSTERSTATUS']._serialized_start=1338
-  _globals['_CLUSTERSTATUS']._serialized_end=1880
-  _globals['_CLUSTERSTATUS_NODESETSENTRY']._serialized_start=867
-  _globals['_CLUSTERSTATUS_NODESETSENTRY']._serialized_end=947
-  _globals['_CLUSTERCONDITION']._serialized_start=1883
-  _globals['_CLUSTERCONDITION']._serialized_end=2095
+  _globals['_CLUSTERSTATE']._serialized_start=2182
+  _globals['_CLUSTERSTATE']._serialized_end=2370
+  _globals['_CLUSTERCONDITIONTYPE']._serialized_start=2373
+  _globals['_CLUSTERCONDITIONTYPE']._serialized_end=2679
+  _globals['_CLUSTERNODESETSTATE']._serialized_start=2682
+  _globals['_CLUSTERNODESETSTATE']._serialized_end=2891
+  _globals['_CLUSTER']._serialized_start=230
+  _globals['_CLUSTER']._serialized_end=388
+  _globals['_CLUSTERSPEC']._serialized_start=391
+  _globals['_CLUSTERSPEC']._serialized_end=979
+  _globals['_CLUSTERSPEC_TEMPLATEPARAMETERSENTRY']._serialized_start=818
+  _globals['_CLUSTERSPEC_TEMPLATEPARAMETERSENTRY']._serialized_end=897
+  _globals['_CLUSTERSPEC_NODESETSENTRY']._serialized_start=899
+  _globals['_CLUSTERSPEC_NODESETSENTRY']._serialized_end=979
+  _globals['_CLUSTERNETWORK']._serialized_start=981
+  _globals['_CLUSTERNETWORK']._serialized_end=1037
+  _globals['_CLUSTERNETWORKATTACHMENT']._serialized_start=1039
+  _globals['_CLUSTERNETWORKATTACHMENT']._serialized_end=1106
+  _globals['_CLUSTERNODESET']._serialized_start=1109
+  _globals['_CLUSTERNODESET']._serialized_end=1367
+  _globals['_CLUSTERSTATUS']._serialized_start=1370
+  _globals['_CLUSTERSTATUS']._serialized_end=1964
+  _globals['_CLUSTERSTATUS_NODESETSENTRY']._serialized_start=899
+  _globals['_CLUSTERSTATUS_NODESETSENTRY']._serialized_end=979
+  _globals['_CLUSTERCONDITION']._serialized_start=1967
+  _globals['_CLUSTERCONDITION']._serialized_end=2179
 # @@protoc_insertion_point(module_scope)

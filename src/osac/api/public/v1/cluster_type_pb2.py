@@ -23,12 +23,13 @@ _sym_db = _symbol_database.Default()
 
 
 from google.protobuf import any_pb2 as google_dot_protobuf_dot_any__pb2
+from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from osac.api.public.v1 import condition_status_type_pb2 as osac_dot_public_dot_v1_dot_condition__status__type__pb2
 from osac.api.public.v1 import metadata_type_pb2 as osac_dot_public_dot_v1_dot_metadata__type__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!osac/public/v1/cluster_type.proto\x12\x0eosac.public.v1\x1a\x19google/protobuf/any.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a*osac/public/v1/condition_status_type.proto\x1a\"osac/public/v1/metadata_type.proto\"\x9b\x01\n\x07\x43luster\x12\n\n\x02id\x18\x01 \x01(\t\x12*\n\x08metadata\x18\x02 \x01(\x0b\x32\x18.osac.public.v1.Metadata\x12)\n\x04spec\x18\x03 \x01(\x0b\x32\x1b.osac.public.v1.ClusterSpec\x12-\n\x06status\x18\x04 \x01(\x0b\x32\x1d.osac.public.v1.ClusterStatus\"\xc7\x04\n\x0b\x43lusterSpec\x12\x10\n\x08template\x18\x01 \x01(\t\x12P\n\x13template_parameters\x18\x02 \x03(\x0b\x32\x33.osac.public.v1.ClusterSpec.TemplateParametersEntry\x12<\n\tnode_sets\x18\x03 \x03(\x0b\x32).osac.public.v1.ClusterSpec.NodeSetsEntry\x12\x13\n\x0bpull_secret\x18\x04 \x01(\t\x12\x16\n\x0essh_public_key\x18\x05 \x01(\t\x12\x15\n\rrelease_image\x18\x06 \x01(\t\x12/\n\x07network\x18\x07 \x01(\x0b\x32\x1e.osac.public.v1.ClusterNetwork\x12\x14\n\x0c\x63\x61talog_item\x18\x08 \x01(\t\x12\x44\n\x12network_attachment\x18\t \x01(\x0b\x32(.osac.public.v1.ClusterNetworkAttachment\x12#\n\x1b\x61uto_external_ip_attachment\x18\n \x01(\x08\x1aO\n\x17TemplateParametersEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12#\n\x05value\x18\x02 \x01(\x0b\x32\x14.google.protobuf.Any:\x02\x38\x01\x1aO\n\rNodeSetsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12-\n\x05value\x18\x02 \x01(\x0b\x32\x1e.osac.public.v1.ClusterNodeSet:\x02\x38\x01\"8\n\x0e\x43lusterNetwork\x12\x10\n\x08pod_cidr\x18\x01 \x01(\t\x12\x14\n\x0cservice_cidr\x18\x02 \x01(\t\"C\n\x18\x43lusterNetworkAttachment\x12\x0e\n\x06subnet\x18\x01 \x01(\t\x12\x17\n\x0fsecurity_groups\x18\x02 \x03(\t\"\x81\x02\n\x0e\x43lusterNodeSet\x12\x11\n\thost_type\x18\x01 \x01(\t\x12\x0c\n\x04size\x18\x02 \x01(\x05\x12\x18\n\x10\x64\x65sired_replicas\x18\x03 \x01(\x05\x12\x18\n\x10\x63urrent_replicas\x18\x04 \x01(\x05\x12\x16\n\x0eready_replicas\x18\x05 \x01(\x05\x12\x32\n\x05state\x18\x06 \x01(\x0e\x32#.osac.public.v1.ClusterNodeSetState\x12\x18\n\x10\x66\x61\x62ric_interface\x18\x07 \x01(\t\x12\x34\n\x10\x66irst_ready_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x8d\x04\n\rClusterStatus\x12+\n\x05state\x18\x01 \x01(\x0e\x32\x1c.osac.public.v1.ClusterState\x12\x34\n\nconditions\x18\x02 \x03(\x0b\x32 .osac.public.v1.ClusterCondition\x12\x0f\n\x07\x61pi_url\x18\x03 \x01(\t\x12\x13\n\x0b\x63onsole_url\x18\x04 \x01(\t\x12>\n\tnode_sets\x18\x05 \x03(\x0b\x32+.osac.public.v1.ClusterStatus.NodeSetsEntry\x12\x14\n\x0c\x61pi_endpoint\x18\x06 \x01(\t\x12\x18\n\x10ingress_endpoint\x18\x07 \x01(\t\x12\x39\n\x15state_transition_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x19\n\x11kubeconfig_secret\x18\t \x01(\t\x12\x17\n\x0fpassword_secret\x18\n \x01(\t\x12\r\n\x05stage\x18\x0b \x01(\t\x12\x34\n\x10stage_entered_at\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x1aO\n\rNodeSetsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12-\n\x05value\x18\x02 \x01(\x0b\x32\x1e.osac.public.v1.ClusterNodeSet:\x02\x38\x01\"\xd2\x01\n\x10\x43lusterCondition\x12\x32\n\x04type\x18\x01 \x01(\x0e\x32$.osac.public.v1.ClusterConditionType\x12/\n\x06status\x18\x02 \x01(\x0e\x32\x1f.osac.public.v1.ConditionStatus\x12\x38\n\x14last_transition_time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12\x0f\n\x07message\x18\x05 \x01(\t*\xbc\x01\n\x0c\x43lusterState\x12\x1d\n\x19\x43LUSTER_STATE_UNSPECIFIED\x10\x00\x12\x1d\n\x19\x43LUSTER_STATE_PROGRESSING\x10\x01\x12\x17\n\x13\x43LUSTER_STATE_READY\x10\x02\x12\x18\n\x14\x43LUSTER_STATE_FAILED\x10\x03\x12\x1a\n\x16\x43LUSTER_STATE_DELETING\x10\x04\x12\x1f\n\x1b\x43LUSTER_STATE_DELETE_FAILED\x10\x05*\xb2\x02\n\x14\x43lusterConditionType\x12&\n\"CLUSTER_CONDITION_TYPE_UNSPECIFIED\x10\x00\x12&\n\"CLUSTER_CONDITION_TYPE_PROGRESSING\x10\x01\x12$\n CLUSTER_CONDITION_TYPE_AVAILABLE\x10\x02\x12!\n\x1d\x43LUSTER_CONDITION_TYPE_FAILED\x10\x03\x12#\n\x1f\x43LUSTER_CONDITION_TYPE_DEGRADED\x10\x04\x12\x32\n.CLUSTER_CONDITION_TYPE_CONTROL_PLANE_AVAILABLE\x10\x05\x12(\n$CLUSTER_CONDITION_TYPE_WORKERS_READY\x10\x06*\xd1\x01\n\x13\x43lusterNodeSetState\x12&\n\"CLUSTER_NODE_SET_STATE_UNSPECIFIED\x10\x00\x12\'\n#CLUSTER_NODE_SET_STATE_PROVISIONING\x10\x01\x12 \n\x1c\x43LUSTER_NODE_SET_STATE_READY\x10\x02\x12\"\n\x1e\x43LUSTER_NODE_SET_STATE_SCALING\x10\x03\x12#\n\x1f\x43LUSTER_NODE_SET_STATE_DEGRADED\x10\x04\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!osac/public/v1/cluster_type.proto\x12\x0eosac.public.v1\x1a\x19google/protobuf/any.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a*osac/public/v1/condition_status_type.proto\x1a\"osac/public/v1/metadata_type.proto\"\x9b\x01\n\x07\x43luster\x12\n\n\x02id\x18\x01 \x01(\t\x12*\n\x08metadata\x18\x02 \x01(\x0b\x32\x18.osac.public.v1.Metadata\x12)\n\x04spec\x18\x03 \x01(\x0b\x32\x1b.osac.public.v1.ClusterSpec\x12-\n\x06status\x18\x04 \x01(\x0b\x32\x1d.osac.public.v1.ClusterStatus\"\xc7\x04\n\x0b\x43lusterSpec\x12\x10\n\x08template\x18\x01 \x01(\t\x12P\n\x13template_parameters\x18\x02 \x03(\x0b\x32\x33.osac.public.v1.ClusterSpec.TemplateParametersEntry\x12<\n\tnode_sets\x18\x03 \x03(\x0b\x32).osac.public.v1.ClusterSpec.NodeSetsEntry\x12\x13\n\x0bpull_secret\x18\x04 \x01(\t\x12\x16\n\x0essh_public_key\x18\x05 \x01(\t\x12\x15\n\rrelease_image\x18\x06 \x01(\t\x12/\n\x07network\x18\x07 \x01(\x0b\x32\x1e.osac.public.v1.ClusterNetwork\x12\x14\n\x0c\x63\x61talog_item\x18\x08 \x01(\t\x12\x44\n\x12network_attachment\x18\t \x01(\x0b\x32(.osac.public.v1.ClusterNetworkAttachment\x12#\n\x1b\x61uto_external_ip_attachment\x18\n \x01(\x08\x1aO\n\x17TemplateParametersEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12#\n\x05value\x18\x02 \x01(\x0b\x32\x14.google.protobuf.Any:\x02\x38\x01\x1aO\n\rNodeSetsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12-\n\x05value\x18\x02 \x01(\x0b\x32\x1e.osac.public.v1.ClusterNodeSet:\x02\x38\x01\"8\n\x0e\x43lusterNetwork\x12\x10\n\x08pod_cidr\x18\x01 \x01(\t\x12\x14\n\x0cservice_cidr\x18\x02 \x01(\t\"C\n\x18\x43lusterNetworkAttachment\x12\x0e\n\x06subnet\x18\x01 \x01(\t\x12\x17\n\x0fsecurity_groups\x18\x02 \x03(\t\"\x81\x02\n\x0e\x43lusterNodeSet\x12\x11\n\thost_type\x18\x01 \x01(\t\x12\x0c\n\x04size\x18\x02 \x01(\x05\x12\x18\n\x10\x64\x65sired_replicas\x18\x03 \x01(\x05\x12\x18\n\x10\x63urrent_replicas\x18\x04 \x01(\x05\x12\x16\n\x0eready_replicas\x18\x05 \x01(\x05\x12\x32\n\x05state\x18\x06 \x01(\x0e\x32#.osac.public.v1.ClusterNodeSetState\x12\x18\n\x10\x66\x61\x62ric_interface\x18\x07 \x01(\t\x12\x34\n\x10\x66irst_ready_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xc1\x04\n\rClusterStatus\x12+\n\x05state\x18\x01 \x01(\x0e\x32\x1c.osac.public.v1.ClusterState\x12\x34\n\nconditions\x18\x02 \x03(\x0b\x32 .osac.public.v1.ClusterCondition\x12\x0f\n\x07\x61pi_url\x18\x03 \x01(\t\x12\x13\n\x0b\x63onsole_url\x18\x04 \x01(\t\x12>\n\tnode_sets\x18\x05 \x03(\x0b\x32+.osac.public.v1.ClusterStatus.NodeSetsEntry\x12\x14\n\x0c\x61pi_endpoint\x18\x06 \x01(\t\x12\x18\n\x10ingress_endpoint\x18\x07 \x01(\t\x12\x39\n\x15state_transition_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x19\n\x11kubeconfig_secret\x18\t \x01(\t\x12\x17\n\x0fpassword_secret\x18\n \x01(\t\x12\r\n\x05stage\x18\x0b \x01(\t\x12\x34\n\x10stage_entered_at\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x32\n\x0fstage_threshold\x18\r \x01(\x0b\x32\x19.google.protobuf.Duration\x1aO\n\rNodeSetsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12-\n\x05value\x18\x02 \x01(\x0b\x32\x1e.osac.public.v1.ClusterNodeSet:\x02\x38\x01\"\xd2\x01\n\x10\x43lusterCondition\x12\x32\n\x04type\x18\x01 \x01(\x0e\x32$.osac.public.v1.ClusterConditionType\x12/\n\x06status\x18\x02 \x01(\x0e\x32\x1f.osac.public.v1.ConditionStatus\x12\x38\n\x14last_transition_time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12\x0f\n\x07message\x18\x05 \x01(\t*\xbc\x01\n\x0c\x43lusterState\x12\x1d\n\x19\x43LUSTER_STATE_UNSPECIFIED\x10\x00\x12\x1d\n\x19\x43LUSTER_STATE_PROGRESSING\x10\x01\x12\x17\n\x13\x43LUSTER_STATE_READY\x10\x02\x12\x18\n\x14\x43LUSTER_STATE_FAILED\x10\x03\x12\x1a\n\x16\x43LUSTER_STATE_DELETING\x10\x04\x12\x1f\n\x1b\x43LUSTER_STATE_DELETE_FAILED\x10\x05*\xb2\x02\n\x14\x43lusterConditionType\x12&\n\"CLUSTER_CONDITION_TYPE_UNSPECIFIED\x10\x00\x12&\n\"CLUSTER_CONDITION_TYPE_PROGRESSING\x10\x01\x12$\n CLUSTER_CONDITION_TYPE_AVAILABLE\x10\x02\x12!\n\x1d\x43LUSTER_CONDITION_TYPE_FAILED\x10\x03\x12#\n\x1f\x43LUSTER_CONDITION_TYPE_DEGRADED\x10\x04\x12\x32\n.CLUSTER_CONDITION_TYPE_CONTROL_PLANE_AVAILABLE\x10\x05\x12(\n$CLUSTER_CONDITION_TYPE_WORKERS_READY\x10\x06*\xd1\x01\n\x13\x43lusterNodeSetState\x12&\n\"CLUSTER_NODE_SET_STATE_UNSPECIFIED\x10\x00\x12\'\n#CLUSTER_NODE_SET_STATE_PROVISIONING\x10\x01\x12 \n\x1c\x43LUSTER_NODE_SET_STATE_READY\x10\x02\x12\"\n\x1e\x43LUSTER_NODE_SET_STATE_SCALING\x10\x03\x12#\n\x1f\x43LUSTER_NODE_SET_STATE_DEGRADED\x10\x04\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -41,30 +42,30 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_CLUSTERSPEC_NODESETSENTRY']._serialized_options = b'8\001'
   _globals['_CLUSTERSTATUS_NODESETSENTRY']._loaded_options = None
   _globals['_CLUSTERSTATUS_NODESETSENTRY']._serialized_options = b'8\001'
-  _globals['_CLUSTERSTATE']._serialized_start=2066
-  _globals['_CLUSTERSTATE']._serialized_end=2254
-  _globals['_CLUSTERCONDITIONTYPE']._serialized_start=2257
-  _globals['_CLUSTERCONDITIONTYPE']._serialized_end=2563
-  _globals['_CLUSTERNODESETSTATE']._serialized_start=2566
-  _globals['_CLUSTERNODESETSTATE']._serialized_end=2775
-  _globals['_CLUSTER']._serialized_start=194
-  _globals['_CLUSTER']._serialized_end=349
-  _globals['_CLUSTERSPEC']._serialized_start=352
-  _globals['_CLUSTERSPEC']._serialized_end=935
-  _globals['_CLUSTERSPEC_TEMPLATEPARAMETERSENTRY']._serialized_start=775
-  _globals['_CLUSTERSPEC_TEMPLATEPARAMETERSENTRY']._serialized_end=854
-  _globals['_CLUSTERSPEC_NODESETSENTRY']._serialized_start=856
-  _globals['_CLUSTERSPEC_NODESETSENTRY']._serialized_end=935
-  _globals['_CLUSTERNETWORK']._serialized_start=937
-  _globals['_CLUSTERNETWORK']._serialized_end=993
-  _globals['_CLUSTERNETWORKATTACHMENT']._serialized_start=995
-  _globals['_CLUSTERNETWORKATTACHMENT']._serialized_end=1062
-  _globals['_CLUSTERNODESET']._serialized_start=1065
-  _globals['_CLUSTERNODESET']._serialized_end=1322
-  _globals['_CLUSTERSTATUS']._serialized_start=1325
-  _globals['_CLUSTERSTATUS']._serialized_end=1850
-  _globals['_CLUSTERSTATUS_NODESETSENTRY']._serialized_start=856
-  _globals['_CLUSTERSTATUS_NODESETSENTRY']._serialized_end=935
-  _globals['_CLUSTERCONDITION']._serialized_start=1853
-  _globals['_CLUSTERCONDITION']._serialized_end=2063
+  _globals['_CLUSTERSTATE']._serialized_start=2150
+  _globals['_CLUSTERSTATE']._serialized_end=2338
+  _globals['_CLUSTERCONDITIONTYPE']._serialized_start=2341
+  _globals['_CLUSTERCONDITIONTYPE']._serialized_end=2647
+  _globals['_CLUSTERNODESETSTATE']._serialized_start=2650
+  _globals['_CLUSTERNODESETSTATE']._serialized_end=2859
+  _globals['_CLUSTER']._serialized_start=226
+  _globals['_CLUSTER']._serialized_end=381
+  _globals['_CLUSTERSPEC']._serialized_start=384
+  _globals['_CLUSTERSPEC']._serialized_end=967
+  _globals['_CLUSTERSPEC_TEMPLATEPARAMETERSENTRY']._serialized_start=807
+  _globals['_CLUSTERSPEC_TEMPLATEPARAMETERSENTRY']._serialized_end=886
+  _globals['_CLUSTERSPEC_NODESETSENTRY']._serialized_start=888
+  _globals['_CLUSTERSPEC_NODESETSENTRY']._serialized_end=967
+  _globals['_CLUSTERNETWORK']._serialized_start=969
+  _globals['_CLUSTERNETWORK']._serialized_end=1025
+  _globals['_CLUSTERNETWORKATTACHMENT']._serialized_start=1027
+  _globals['_CLUSTERNETWORKATTACHMENT']._serialized_end=1094
+  _globals['_CLUSTERNODESET']._serialized_start=1097
+  _globals['_CLUSTERNODESET']._serialized_end=1354
+  _globals['_CLUSTERSTATUS']._serialized_start=1357
+  _globals['_CLUSTERSTATUS']._serialized_end=1934
+  _globals['_CLUSTERSTATUS_NODESETSENTRY']._serialized_start=888
+  _globals['_CLUSTERSTATUS_NODESETSENTRY']._serialized_end=967
+  _globals['_CLUSTERCONDITION']._serialized_start=1937
+  _globals['_CLUSTERCONDITION']._serialized_end=2147
 # @@protoc_insertion_point(module_scope)

@@ -1,6 +1,7 @@
 import datetime
 
 from google.protobuf import any_pb2 as _any_pb2
+from google.protobuf import duration_pb2 as _duration_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from osac.api.public.v1 import condition_status_type_pb2 as _condition_status_type_pb2
 from osac.api.public.v1 import metadata_type_pb2 as _metadata_type_pb2
@@ -145,7 +146,7 @@ class ClusterNodeSet(_message.Message):
     def __init__(self, host_type: _Optional[str] = ..., size: _Optional[int] = ..., desired_replicas: _Optional[int] = ..., current_replicas: _Optional[int] = ..., ready_replicas: _Optional[int] = ..., state: _Optional[_Union[ClusterNodeSetState, str]] = ..., fabric_interface: _Optional[str] = ..., first_ready_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class ClusterStatus(_message.Message):
-    __slots__ = ("state", "conditions", "api_url", "console_url", "node_sets", "api_endpoint", "ingress_endpoint", "state_transition_time", "kubeconfig_secret", "password_secret", "stage", "stage_entered_at")
+    __slots__ = ("state", "conditions", "api_url", "console_url", "node_sets", "api_endpoint", "ingress_endpoint", "state_transition_time", "kubeconfig_secret", "password_secret", "stage", "stage_entered_at", "stage_threshold")
     class NodeSetsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -165,6 +166,7 @@ class ClusterStatus(_message.Message):
     PASSWORD_SECRET_FIELD_NUMBER: _ClassVar[int]
     STAGE_FIELD_NUMBER: _ClassVar[int]
     STAGE_ENTERED_AT_FIELD_NUMBER: _ClassVar[int]
+    STAGE_THRESHOLD_FIELD_NUMBER: _ClassVar[int]
     state: ClusterState
     conditions: _containers.RepeatedCompositeFieldContainer[ClusterCondition]
     api_url: str
@@ -177,7 +179,8 @@ class ClusterStatus(_message.Message):
     password_secret: str
     stage: str
     stage_entered_at: _timestamp_pb2.Timestamp
-    def __init__(self, state: _Optional[_Union[ClusterState, str]] = ..., conditions: _Optional[_Iterable[_Union[ClusterCondition, _Mapping]]] = ..., api_url: _Optional[str] = ..., console_url: _Optional[str] = ..., node_sets: _Optional[_Mapping[str, ClusterNodeSet]] = ..., api_endpoint: _Optional[str] = ..., ingress_endpoint: _Optional[str] = ..., state_transition_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., kubeconfig_secret: _Optional[str] = ..., password_secret: _Optional[str] = ..., stage: _Optional[str] = ..., stage_entered_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    stage_threshold: _duration_pb2.Duration
+    def __init__(self, state: _Optional[_Union[ClusterState, str]] = ..., conditions: _Optional[_Iterable[_Union[ClusterCondition, _Mapping]]] = ..., api_url: _Optional[str] = ..., console_url: _Optional[str] = ..., node_sets: _Optional[_Mapping[str, ClusterNodeSet]] = ..., api_endpoint: _Optional[str] = ..., ingress_endpoint: _Optional[str] = ..., state_transition_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., kubeconfig_secret: _Optional[str] = ..., password_secret: _Optional[str] = ..., stage: _Optional[str] = ..., stage_entered_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., stage_threshold: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class ClusterCondition(_message.Message):
     __slots__ = ("type", "status", "last_transition_time", "reason", "message")

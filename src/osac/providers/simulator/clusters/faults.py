@@ -50,6 +50,7 @@ from osac.providers.simulator.clusters.world import (
 from osac.providers.simulator.runtime.faults import (
     ANY,
     DEFAULT_FAILURE_REASON,
+    STALL_STAGES,
     FaultRecord,
     InvalidFault,
     NewFault,
@@ -150,6 +151,7 @@ def failure_error(record: FaultRecord, what: str, cluster_id: str) -> ProviderEr
 # -- the label shortcut ---------------------------------------------------------------------------
 
 _STAGE_TOKENS = tuple(STAGE_EXITS)
+assert set(_STAGE_TOKENS) == set(STALL_STAGES), "the stall fault's stage choices are the stages it can hold"
 
 
 def fault_from_label(value: str, cluster_id: str, *, now: datetime) -> NewFault:

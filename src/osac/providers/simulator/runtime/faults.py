@@ -99,12 +99,15 @@ class FaultKind:
 
 
 _WORKLOADS = ("cluster", "compute_instance", "host")
+#: The stage tokens of cluster-status.md §7 a ``stall`` can hold (``clusters.faults.STAGE_EXITS``).
+STALL_STAGES = ("PreparingInfrastructure", "ControlPlaneStarting", "WorkersJoining", "Scaling",
+                "DestroyingCloudResources", "DestroyingControlPlane")
 _OPERATION = Param("operation", "choice", required=True, choices=(ANY, *OPERATIONS))
 
 FAULTS: Mapping[str, FaultKind] = {
     kind.name: kind
     for kind in (
-        FaultKind("stall", ("cluster",), (Param("stage", required=True),),
+        FaultKind("stall", ("cluster",), (Param("stage", "choice", required=True, choices=STALL_STAGES),),
                   "progression freezes just before the step that leaves the stage"),
         FaultKind("node_pool_failure", ("cluster",),
                   (Param("node_set", required=True), Param("count", "int", required=True),
