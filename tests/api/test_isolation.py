@@ -90,3 +90,25 @@ async def test_tenant_user_cannot_change_default_objects(server) -> None:
     response = await user.request("DELETE", f"/api/fulfillment/v1/virtual_networks/{vn['id']}")
     assert response.status_code == 403
     assert response.json()["message"] == "tenant users cannot delete objects labelled osac.openshift.io/default=true"
+
+
+async def test_counts_by_state_hold_only_what_the_caller_may_list(server) -> None:
+    """The console's overview counts (``KindService.count_by_state``): per state exactly what a
+    List of the same caller holds, nothing of another tenant."""
+    from osac.services.core.context import Caller
+
+    world, made = await _populate(server)
+    services = server.app.services
+    verifier = server.app.verifier
+    alice = Caller(await verifier.verify(server.token(Role.TENANT_ADMIN, ("acme",), user="alice")), private=False)
+    bob = Caller(await verifier.verify(server.token(Role.TENANT_ADMIN, ("globex",), user="bob")), private=False)
+    for kind in TENANT_KINDS:
+        if kind.state_enum is None:
+            continue
+        service = services[kind.name]
+        page = await service.list(alice, limit=1000)
+        expected: dict[int, int] = {}
+        for item in page.items:
+            expected[item.status.state] = expected.get(item.status.state, 0) + 1
+        assert await service.count_by_state(alice) == expected and sum(expected.values()) >= 1, kind.name
+        assert await service.count_by_state(bob) == {}, kind.name

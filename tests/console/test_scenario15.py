@@ -111,6 +111,23 @@ def test_the_cluster_list_equals_the_api(fleet: Fleet, browser: Browser) -> None
     assert page_rows(tenant, 5) == {c["id"]: expected_row(c, with_tenant=False) for c in own}
 
 
+def test_the_overview_counts_equal_the_api(fleet: Fleet, browser: Browser) -> None:
+    """Counts per state, for a tenant (its own clusters only) and for the provider admin (all)."""
+    for page, client, private in (
+        (signed_in(browser, fleet.server, "tenant-admin", "acme", "alice"), fleet.tenants["acme"], False),
+        (signed_in(browser, fleet.server, "provider-admin", "", "root"), fleet.admin, True),
+    ):
+        page.goto(fleet.server.url + "/")
+        expected: dict[str, int] = {}
+        for cluster in api_clusters(client, private):
+            label = CLUSTER_STATES[CLUSTER_STATE_NAMES[cluster["status"]["state"].removeprefix("CLUSTER_STATE_")]].text
+            expected[label] = expected.get(label, 0) + 1
+        card = page.locator("[data-testid='counts-Clusters']")
+        for label in (state.text for state in CLUSTER_STATES.values()):
+            expect(card.locator(f"dd[data-state='{label}']")).to_have_text(str(expected.get(label, 0)))
+        assert sum(expected.values()) == (12 if private else len(api_clusters(fleet.tenants["acme"], False)))
+
+
 def test_filters_sort_and_pages_are_in_the_url(fleet: Fleet, browser: Browser) -> None:
     page = signed_in(browser, fleet.server, "provider-admin", "", "root")
     page.goto(fleet.server.url + "/clusters?per_page=10&sort=name")

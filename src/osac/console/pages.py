@@ -79,13 +79,13 @@ Handler = Callable[[Visit], Awaitable[Response]]
 async def overview(visit: Visit) -> Response:
     reads = visit.reads
     events = await reads.events(newest=10)
+    clusters = await reads.counts_by_state("cluster")
+    machines = await reads.counts_by_state("compute_instance")
+    metal = await reads.counts_by_state("bare_metal_instance")
     counts = {
-        "Clusters": [(label, await reads.count("cluster", f"this.status.state == {number}"))
-                     for number, label in ((n, CLUSTER_STATES[n].text) for n in CLUSTER_STATES)],
-        "Virtual machines": [(label, await reads.count("compute_instance", f"this.status.state == {number}"))
-                             for number, label in ((n, COMPUTE_STATES[n].text) for n in COMPUTE_STATES)],
-        "Bare metal": [(label, await reads.count("bare_metal_instance", f"this.status.state == {number}"))
-                       for number, label in BARE_METAL_STATES.items()],
+        "Clusters": [(CLUSTER_STATES[n].text, clusters.get(n, 0)) for n in CLUSTER_STATES],
+        "Virtual machines": [(COMPUTE_STATES[n].text, machines.get(n, 0)) for n in COMPUTE_STATES],
+        "Bare metal": [(label, metal.get(n, 0)) for n, label in BARE_METAL_STATES.items()],
     }
     attention = [
         ("Stalled", await reads.count("cluster", STALLED_FILTER), "/admin/stalled"),

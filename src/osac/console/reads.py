@@ -50,6 +50,10 @@ class Reads:
             items += more.items
         return Listing(items, first.total, first.revision)
 
+    async def counts_by_state(self, kind_name: str) -> dict[int, int]:
+        """Visible objects of the kind per state number, in one query."""
+        return await self.deps.services[kind_name].count_by_state(self.caller)
+
     async def count(self, kind_name: str, filter: str = "") -> int:
         return (await self.page(kind_name, limit=1, filter=filter)).total
 

@@ -170,14 +170,19 @@ class Tx:
         query = select(table.c.id).where(table.c.id.in_(sorted(set(object_ids))))
         return {row[0] for row in await self.conn.execute(query)}
 
-    async def count_by_state(self, kind: Kind) -> dict[int, int]:
-        """Live objects of ``kind`` per ``status.state`` number (0 where unset): one aggregate
-        query, no object is read."""
+    async def count_by_state(self, kind: Kind, *where: ColumnElement[bool], tenants: Tenants = None) -> dict[int, int]:
+        """Live objects of ``kind`` matching ``where`` per ``status.state`` number (0 where
+        unset): one aggregate query, no object is read."""
         table = LIVE[kind.name]
         state = json_dialect(self.dialect).extract(Source(table.c.data), ("status", "state"), Encoding.NUMBER)
         # Grouping on a subquery's column: PostgreSQL would see the same JSON path bound twice
         # (select list and GROUP BY) as two different expressions.
-        states = select(func.coalesce(state, 0).label("state")).select_from(table).subquery()
+        states = (
+            select(func.coalesce(state, 0).label("state"))
+            .select_from(table)
+            .where(*where, *self._tenancy(table, tenants))
+            .subquery()
+        )
         rows = await self.conn.execute(select(states.c.state, func.count()).group_by(states.c.state))
         return {int(number): int(count) for number, count in rows}
 
