@@ -646,6 +646,31 @@ def test_events_of_every_visible_object(world: World, gpu_lab: str) -> None:
     assert all(not row["OBJECT"].endswith("/beta") for row in rows)
 
 
+def test_events_of_a_deleted_object_by_its_name_are_those_of_the_newest_match(world: World) -> None:
+    """An archived cluster cannot be read, yet its events are kept: ``--object cluster/NAME``
+    selects the newest cluster of that name whose events exist, only within the caller's tenants."""
+    status = _list_status("DELETING", "DestroyingControlPlane", ("TRUE", "DestroyingControlPlane"),
+                          ("FALSE", "Deleting"))
+    spec = cluster_spec(world, "acme", {"workers": ("bm-standard", 3)})
+    older, newer = new_id(), new_id()
+    for object_id, reason in ((older, "FirstLife"), (newer, "SecondLife")):
+        insert_cluster(world, object_id, "bygone", "acme", spec, status,
+                       events=[Event(5, lifecycle.NORMAL, reason, f"{reason} of bygone")])
+        world.server.run(write_status(world, object_id, status, deleted=True))
+    alice, bob = world.user("acme"), world.user("beta")
+    assert alice("get", "cluster", "bygone").exit_code == 1  # archived: not readable any more
+
+    rows = table(alice.ok("events", "--object", "cluster/bygone", "--limit", "1000"))
+    by_id = table(alice.ok("events", "--object", f"cluster/{older}", "--limit", "1000"))
+    stranger = bob("events", "--object", "cluster/bygone")
+
+    assert [row["REASON"] for row in rows] == ["SecondLife"]
+    assert {row["OBJECT"] for row in rows} == {f"cluster/{newer}"}
+    assert [row["REASON"] for row in by_id] == ["FirstLife"]
+    assert stranger.exit_code == 1
+    assert stranger.stderr == "Error: NOT_FOUND: Cluster 'bygone' not found\n"
+
+
 def test_events_of_an_unknown_object_is_not_found(world: World) -> None:
     alice = world.user("acme")
 
