@@ -671,6 +671,29 @@ def test_events_of_a_deleted_object_by_its_name_are_those_of_the_newest_match(wo
     assert stranger.stderr == "Error: NOT_FOUND: Cluster 'bygone' not found\n"
 
 
+def test_events_of_a_deleted_object_of_another_kind_by_its_name(world: World) -> None:
+    """The same for every kind ``osac events`` accepts, e.g. a security group."""
+    vn_id = world.server.run(_id_of(world.server, "virtual_network", "default", "acme"))
+    world.admin.ok("edit", "vn", vn_id, "--private", "--set", "status.state=READY")
+    alice = world.user("acme")
+    alice.ok("create", "sg", "short-lived", "--vn", "default")
+    group = json.loads(alice.ok("get", "sg", "short-lived", "-o", "json"))
+    kind = registry.get("security_group")
+
+    async def note() -> None:
+        async with world.server.application.services.store.write() as tx:
+            stored = await tx.get(kind, group["id"])
+            await lifecycle.record(tx, kind, stored, lifecycle.NORMAL, "Noted", "before the delete")
+
+    world.server.run(note())
+    alice.ok("delete", "sg", "short-lived")
+    assert alice("get", "sg", "short-lived").exit_code == 1
+
+    rows = table(alice.ok("events", "--object", "sg/short-lived"))
+
+    assert [(row["OBJECT"], row["REASON"]) for row in rows] == [(f"security_group/{group['id']}", "Noted")]
+
+
 def test_events_of_an_unknown_object_is_not_found(world: World) -> None:
     alice = world.user("acme")
 
