@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import grpc
+import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2
 
 from osac.auth.subject import Role
 from osac.model import registry
+from osac.server.settings import DEFAULT_CONFIG, Settings, merge_config
+from tests.support.server import running_server
 
 
 async def test_grpc_health_and_reflection_v1(server) -> None:
@@ -50,6 +55,46 @@ async def test_healthz_and_metrics(server) -> None:
     await client.request("GET", "/api/fulfillment/v1/subnets")
     metrics = (await client.request("GET", "/metrics")).text
     assert 'osac_api_requests_total{api="public",code="OK",method="List",service="Subnets",transport="rest"}' in metrics
+
+
+async def test_metrics_are_open_by_default(server) -> None:
+    """The embedded default (loopback) serves /metrics without a token."""
+    response = await server.rest(None).request("GET", "/metrics")
+    assert response.status_code == 200 and "osac_api_requests_total" in response.text
+
+
+async def test_metrics_can_require_a_provider_admin(db_url: str, tmp_path: Path) -> None:
+    """Issue 17 item 16: ``metrics.require_provider_admin: true`` keeps tenant and cluster names
+    and ids in the series away from anyone but a provider admin."""
+    config = merge_config(DEFAULT_CONFIG, {"metrics": {"require_provider_admin": True}})
+    async with running_server(tmp_path, db_url, config=config) as handle:
+        anonymous = await handle.rest(None).request("GET", "/metrics")
+        tenant = await handle.rest(handle.token(Role.TENANT_ADMIN, ("acme",), user="alice")).request("GET", "/metrics")
+        forged = await handle.rest("not-a-jwt").request("GET", "/metrics")
+        admin = await handle.rest(handle.token(Role.PROVIDER_ADMIN, user="root")).request("GET", "/metrics")
+        health = await handle.rest(None).request("GET", "/healthz")
+
+    assert anonymous.status_code == 401
+    assert anonymous.json()["message"] == (
+        "/metrics requires a provider-admin bearer token: missing bearer token; pass 'authorization: Bearer <token>'")
+    assert forged.status_code == 401 and forged.json()["message"].startswith(
+        "/metrics requires a provider-admin bearer token: malformed bearer token")
+    assert tenant.status_code == 403
+    assert tenant.json()["message"] == "/metrics requires a provider-admin token; 'alice' is a tenant-admin of acme"
+    assert "osac_" not in anonymous.text + tenant.text
+    assert admin.status_code == 200 and "osac_api_requests_total" in admin.text
+    assert health.status_code == 200  # only /metrics is gated
+
+
+@pytest.mark.parametrize(("section", "message"), [
+    ({"require_provider_admin": "yes"}, "metrics.require_provider_admin: 'yes' is not true or false"),
+    ("on", "metrics: 'on' is not a mapping (e.g. metrics: {require_provider_admin: true})"),
+])
+def test_a_wrong_metrics_setting_is_refused(section: object, message: str, tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path, config=merge_config(DEFAULT_CONFIG, {"metrics": section}))
+    with pytest.raises(ValueError) as refused:
+        _ = settings.metrics_require_provider_admin
+    assert str(refused.value) == message
 
 
 async def test_bootstrap_catalogue_is_ordinary_objects(server) -> None:

@@ -646,6 +646,54 @@ def test_events_of_every_visible_object(world: World, gpu_lab: str) -> None:
     assert all(not row["OBJECT"].endswith("/beta") for row in rows)
 
 
+def test_events_of_a_deleted_object_by_its_name_are_those_of_the_newest_match(world: World) -> None:
+    """An archived cluster cannot be read, yet its events are kept: ``--object cluster/NAME``
+    selects the newest cluster of that name whose events exist, only within the caller's tenants."""
+    status = _list_status("DELETING", "DestroyingControlPlane", ("TRUE", "DestroyingControlPlane"),
+                          ("FALSE", "Deleting"))
+    spec = cluster_spec(world, "acme", {"workers": ("bm-standard", 3)})
+    older, newer = new_id(), new_id()
+    for object_id, reason in ((older, "FirstLife"), (newer, "SecondLife")):
+        insert_cluster(world, object_id, "bygone", "acme", spec, status,
+                       events=[Event(5, lifecycle.NORMAL, reason, f"{reason} of bygone")])
+        world.server.run(write_status(world, object_id, status, deleted=True))
+    alice, bob = world.user("acme"), world.user("beta")
+    assert alice("get", "cluster", "bygone").exit_code == 1  # archived: not readable any more
+
+    rows = table(alice.ok("events", "--object", "cluster/bygone", "--limit", "1000"))
+    by_id = table(alice.ok("events", "--object", f"cluster/{older}", "--limit", "1000"))
+    stranger = bob("events", "--object", "cluster/bygone")
+
+    assert [row["REASON"] for row in rows] == ["SecondLife"]
+    assert {row["OBJECT"] for row in rows} == {f"cluster/{newer}"}
+    assert [row["REASON"] for row in by_id] == ["FirstLife"]
+    assert stranger.exit_code == 1
+    assert stranger.stderr == "Error: NOT_FOUND: Cluster 'bygone' not found\n"
+
+
+def test_events_of_a_deleted_object_of_another_kind_by_its_name(world: World) -> None:
+    """The same for every kind ``osac events`` accepts, e.g. a security group."""
+    vn_id = world.server.run(_id_of(world.server, "virtual_network", "default", "acme"))
+    world.admin.ok("edit", "vn", vn_id, "--private", "--set", "status.state=READY")
+    alice = world.user("acme")
+    alice.ok("create", "sg", "short-lived", "--vn", "default")
+    group = json.loads(alice.ok("get", "sg", "short-lived", "-o", "json"))
+    kind = registry.get("security_group")
+
+    async def note() -> None:
+        async with world.server.application.services.store.write() as tx:
+            stored = await tx.get(kind, group["id"])
+            await lifecycle.record(tx, kind, stored, lifecycle.NORMAL, "Noted", "before the delete")
+
+    world.server.run(note())
+    alice.ok("delete", "sg", "short-lived")
+    assert alice("get", "sg", "short-lived").exit_code == 1
+
+    rows = table(alice.ok("events", "--object", "sg/short-lived"))
+
+    assert [(row["OBJECT"], row["REASON"]) for row in rows] == [(f"security_group/{group['id']}", "Noted")]
+
+
 def test_events_of_an_unknown_object_is_not_found(world: World) -> None:
     alice = world.user("acme")
 

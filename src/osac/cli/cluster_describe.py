@@ -50,6 +50,8 @@ class ClusterLookups:
     network: str = EMPTY
     #: The cluster's most recent lifecycle events, newest first.
     events: Sequence[Message] = ()
+    #: External addresses by endpoint (``API``, ``INGRESS``), from its external IP attachments.
+    external_ips: Mapping[str, str] = field(default_factory=dict)
 
 
 def cluster_lines(cluster: Message, lookups: ClusterLookups) -> list[str]:
@@ -72,6 +74,8 @@ def cluster_lines(cluster: Message, lookups: ClusterLookups) -> list[str]:
         _row("Console URL", status.console_url or EMPTY),
         _row("API Endpoint", status.api_endpoint or EMPTY),
         _row("Ingress Endpoint", status.ingress_endpoint or EMPTY),
+        _row("External API", lookups.external_ips.get("API", EMPTY)),
+        _row("External Ingress", lookups.external_ips.get("INGRESS", EMPTY)),
         _row("Network", lookups.network),
     ]
     lines += ["", *_table(NODE_SET_HEADERS, node_set_rows(cluster, lookups.host_types))]

@@ -82,10 +82,12 @@ def _read(connection: Connection, filter: str | None, offset: int, limit: int) -
 def object_events_filter(connection: Connection, reference: str) -> str:
     """The filter selecting the events of the object ``KIND/NAME`` (or ``KIND/ID``).
 
-    A name is resolved through the API; an id is taken as it is when the object is gone, since
-    its events are kept after it was deleted.
+    A name is resolved through the API. Events are kept after their object was deleted, so when
+    no live object matches, an id is taken as it is, and a name selects the newest object of
+    that kind whose events were written under that name (an archived one).
 
     :raises CliError: not ``KIND/NAME``, an unknown kind, or no such object.
+    :raises ApiError: NOT_FOUND when neither a live object nor any event carries that name.
     """
     kind_word, slash, word = reference.partition("/")
     if not slash or not kind_word or not word:
@@ -94,10 +96,20 @@ def object_events_filter(connection: Connection, reference: str) -> str:
     try:
         found = KindClient(connection, kind).find(word)
     except ApiError as error:
-        if error.code == "NOT_FOUND" and looks_like_id(word):
+        if error.code != "NOT_FOUND":
+            raise
+        if looks_like_id(word):
             return object_filter(word)
-        raise
+        archived = newest_events(connection, 1, archived_name_filter(kind, word))
+        if not archived:
+            raise
+        return object_filter(archived[0].object_id)  # type: ignore[attr-defined]
     return object_filter(found.id)  # type: ignore[attr-defined]
+
+
+def archived_name_filter(kind: Kind, name: str) -> str:
+    """The events written about objects of ``kind`` named ``name``, live or archived."""
+    return f"this.object_type == {cel_string(kind.message)} && this.object_name == {cel_string(name)}"
 
 
 def type_label(event: Message) -> str:

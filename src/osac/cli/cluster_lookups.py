@@ -17,11 +17,15 @@ from osac.cli.client import KindClient, field_text
 from osac.cli.cluster_describe import ClusterLookups
 from osac.cli.cluster_events import DESCRIBE_LIMIT, newest_events, object_filter
 from osac.cli.connection import Connection
+from osac.cli.describe import external_addresses
 from osac.cli.errors import CliError
-from osac.cli.render import EMPTY
+from osac.cli.kinds import cel_string
+from osac.cli.render import EMPTY, state_label
 from osac.model import registry
 
 NAME_PATH = "metadata.name"
+#: The cluster endpoints an external IP attachment can target (``spec.target_endpoint``).
+ENDPOINTS = ("API", "INGRESS")
 
 
 def look_up(connection: Connection, cluster: Message, now: datetime) -> ClusterLookups:
@@ -37,7 +41,31 @@ def look_up(connection: Connection, cluster: Message, now: datetime) -> ClusterL
         host_types=_names(_objects(connection, "host_type", sorted(host_type_ids))),
         network=network_text(attachment.subnet, list(attachment.security_groups), subnet, groups),
         events=_events(connection, cluster.id),  # type: ignore[attr-defined]
+        external_ips=external_ips(_attachments(connection, cluster.id)),  # type: ignore[attr-defined]
     )
+
+
+def external_ips(attachments: Sequence[Message]) -> dict[str, str]:
+    """The external addresses reaching the cluster by endpoint (``API``, ``INGRESS``): those of
+    its READY external IP attachments (the auto-provisioned ones or any other); an endpoint whose
+    attachments are not READY yet shows their states, ``(PENDING)``."""
+    shown: dict[str, str] = {}
+    for endpoint in ENDPOINTS:
+        mine = [a for a in attachments if field_text(a, "spec.target_endpoint") == endpoint]
+        addresses = external_addresses(mine)
+        if addresses:
+            shown[endpoint] = ", ".join(addresses)
+        elif mine:
+            shown[endpoint] = ", ".join(f"({state_label(a) or EMPTY})" for a in mine)
+    return shown
+
+
+def _attachments(connection: Connection, cluster_id: str) -> list[Message]:
+    kind = registry.get("external_ip_attachment")
+    try:
+        return list(KindClient(connection, kind).list(f"this.spec.cluster == {cel_string(cluster_id)}").items)  # type: ignore[attr-defined]
+    except CliError:  # cosmetic, like the other lookups
+        return []
 
 
 def network_text(

@@ -182,16 +182,22 @@ def _details(kind: Kind, obj: Message, referrers: Sequence[Link]) -> list[str]:
             text = ", ".join(str(item) for item in value) or EMPTY
         rows.append(_row(detail.label, text))
     if kind.name in EXTERNAL_FROM_ATTACHMENTS:
-        ready = [link.obj for link in referrers if link.kind.name == "external_ip_attachment"
-                 and link.obj is not None and state_label(link.obj) == "READY"]
-        addresses = [field_text(attachment, "status.external_ip_address") for attachment in ready]
-        if any(addresses):
-            rows.append(_row("External IP", ", ".join(filter(None, addresses))))
+        attachments = [link.obj for link in referrers if link.kind.name == "external_ip_attachment" and link.obj]
+        addresses = external_addresses(attachments)
+        if addresses:
+            rows.append(_row("External IP", ", ".join(addresses)))
     if kind.name in REFERRER_ROWS:
         label, kinds = REFERRER_ROWS[kind.name]
         users = [link for link in referrers if link.kind.name in kinds]
         rows.append(_row(label, ", ".join(_link_name(link) + f" ({_link_state(link)})" for link in users) or "none"))
     return rows
+
+
+def external_addresses(attachments: Sequence[Message]) -> list[str]:
+    """The external addresses of the READY ones among ``attachments`` (external IP attachments):
+    the addresses that reach their target now."""
+    ready = [attachment for attachment in attachments if state_label(attachment) == "READY"]
+    return [address for address in (field_text(a, "status.external_ip_address") for a in ready) if address]
 
 
 def _links(links: Sequence[Link], *, outgoing: bool | None) -> list[str]:

@@ -41,6 +41,7 @@ from osac.cli.cluster_wait import DEFAULT_TIMEOUT, Goal, ProgressLine, wait_for
 from osac.cli.config import SavedLogin, load_login, save_login
 from osac.cli.connection import DEFAULT_ADDRESS, NOT_LOGGED_IN, Connection, resolve_target, split_address
 from osac.cli.console_sign_in import console_url, sign_in_url
+from osac.cli.credentials import check_request, credential, is_credential
 from osac.cli.debug import debug_app
 from osac.cli.describe import AUTO_PARENTS, Related, describe_lines
 from osac.cli.errors import ApiError, CliError, reports_errors
@@ -310,7 +311,14 @@ def get(
     plaintext: PlaintextOption = False,
     private: PrivateOption = False,
 ) -> None:
-    """List objects of a kind, or show some by id or name."""
+    """List objects of a kind, or show some by id or name. ``get kubeconfig CLUSTER`` and
+    ``get password CLUSTER`` print a cluster's kubeconfig and kubeadmin password."""
+    if is_credential(kind_word):
+        listing_options = output != OutputFormat.TABLE or filter is not None or watch
+        cluster = check_request(kind_word, objects or [], private=private, listing_options=listing_options)
+        with connect(address, token, plaintext, private) as connection:
+            typer.echo(credential(connection, kind_word, cluster), nl=False)
+        return
     kind = resolve_kind(kind_word, private=private, method=Method.LIST)
     if objects and filter:
         raise CliError("--filter selects among all objects; give either names or --filter")

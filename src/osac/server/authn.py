@@ -5,7 +5,7 @@ from __future__ import annotations
 from osac.auth import errors as auth_errors
 from osac.auth.verifier import TokenVerifier
 from osac.services.core.context import Caller
-from osac.services.core.errors import Unauthenticated
+from osac.services.core.errors import PermissionDenied, Unauthenticated
 
 DRY_RUN_KEY = "x-dry-run"
 
@@ -20,3 +20,22 @@ class Authenticator:
         except auth_errors.AuthError as error:
             raise Unauthenticated(str(error)) from error
         return Caller(subject, private=private, dry_run=(dry_run or "").strip().lower() == "true")
+
+    async def provider_admin(self, authorization: str | None, what: str) -> Caller:
+        """The caller of ``what`` (an endpoint outside the API, e.g. ``/metrics``), which only
+        provider admins may read.
+
+        :raises Unauthenticated: no token, or one that does not verify.
+        :raises PermissionDenied: a verified token of someone else than a provider admin.
+        """
+        try:
+            caller = await self.caller(authorization, private=False)
+        except Unauthenticated as error:
+            raise Unauthenticated(f"{what} requires a provider-admin bearer token: {error.message}") from None
+        subject = caller.subject
+        if not subject.is_provider_admin:
+            tenants = f" of {', '.join(subject.tenants)}" if subject.tenants else ""
+            raise PermissionDenied(
+                f"{what} requires a provider-admin token; '{subject.user}' is a {subject.role.value}{tenants}"
+            )
+        return caller

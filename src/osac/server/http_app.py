@@ -125,7 +125,14 @@ def build_http_app(application: Application) -> Starlette:
             return PlainTextResponse(f"database unreachable: {error}\n", status_code=503)
         return PlainTextResponse("ok\n")
 
-    async def metrics(_request: Request) -> Response:
+    metrics_for_admins = application.settings.metrics_require_provider_admin
+
+    async def metrics(request: Request) -> Response:
+        if metrics_for_admins:  # the series name tenants and clusters (docs/auth.md "Metrics")
+            try:
+                await application.authenticator.provider_admin(request.headers.get("authorization"), "/metrics")
+            except ServiceError as error:
+                return error_response(error)
         return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
     document: dict[str, Any] = {}

@@ -76,6 +76,18 @@ class Settings:
             raise ValueError(f"api.max_request_bytes: {value!r} is not a number of bytes >= 1024")
         return value
 
+    @property
+    def metrics_require_provider_admin(self) -> bool:
+        """Whether ``/metrics`` answers provider admins only (``metrics.require_provider_admin``;
+        off in the embedded default, whose listen address is loopback)."""
+        section = self.config.get("metrics") or {}
+        if not isinstance(section, dict):
+            raise ValueError(f"metrics: {section!r} is not a mapping (e.g. metrics: {{require_provider_admin: true}})")
+        value = section.get("require_provider_admin", False)
+        if not isinstance(value, bool):
+            raise ValueError(f"metrics.require_provider_admin: {value!r} is not true or false")
+        return value
+
     def database_url(self) -> str:
         if self.db_url:
             return self.db_url

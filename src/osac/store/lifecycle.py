@@ -43,6 +43,9 @@ async def record(tx: Tx, kind: Kind, obj: Message, event_type: int, reason: str,
         "message": message,
         "timestamp": format_datetime(now),
     }
+    name = obj.metadata.name  # type: ignore[attr-defined]
+    if name:
+        data["object_name"] = name  # the object's events stay findable by name once it is archived
     await tx.conn.execute(
         insert(schema.lifecycle_events).values(
             id=event_id,

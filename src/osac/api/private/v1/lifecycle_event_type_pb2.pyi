@@ -19,7 +19,7 @@ LIFECYCLE_EVENT_TYPE_NORMAL: LifecycleEventType
 LIFECYCLE_EVENT_TYPE_WARNING: LifecycleEventType
 
 class LifecycleEvent(_message.Message):
-    __slots__ = ("id", "object_type", "object_id", "tenant", "type", "reason", "message", "timestamp")
+    __slots__ = ("id", "object_type", "object_id", "tenant", "type", "reason", "message", "timestamp", "object_name")
     ID_FIELD_NUMBER: _ClassVar[int]
     OBJECT_TYPE_FIELD_NUMBER: _ClassVar[int]
     OBJECT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -28,6 +28,7 @@ class LifecycleEvent(_message.Message):
     REASON_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
     TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
+    OBJECT_NAME_FIELD_NUMBER: _ClassVar[int]
     id: str
     object_type: str
     object_id: str
@@ -36,4 +37,5 @@ class LifecycleEvent(_message.Message):
     reason: str
     message: str
     timestamp: _timestamp_pb2.Timestamp
-    def __init__(self, id: _Optional[str] = ..., object_type: _Optional[str] = ..., object_id: _Optional[str] = ..., tenant: _Optional[str] = ..., type: _Optional[_Union[LifecycleEventType, str]] = ..., reason: _Optional[str] = ..., message: _Optional[str] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    object_name: str
+    def __init__(self, id: _Optional[str] = ..., object_type: _Optional[str] = ..., object_id: _Optional[str] = ..., tenant: _Optional[str] = ..., type: _Optional[_Union[LifecycleEventType, str]] = ..., reason: _Optional[str] = ..., message: _Optional[str] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., object_name: _Optional[str] = ...) -> None: ...

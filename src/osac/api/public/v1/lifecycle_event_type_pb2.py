@@ -25,15 +25,15 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n)osac/public/v1/lifecycle_event_type.proto\x12\x0eosac.public.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd6\x01\n\x0eLifecycleEvent\x12\n\n\x02id\x18\x01 \x01(\t\x12\x13\n\x0bobject_type\x18\x02 \x01(\t\x12\x11\n\tobject_id\x18\x03 \x01(\t\x12\x0e\n\x06tenant\x18\x04 \x01(\t\x12\x30\n\x04type\x18\x05 \x01(\x0e\x32\".osac.public.v1.LifecycleEventType\x12\x0e\n\x06reason\x18\x06 \x01(\t\x12\x0f\n\x07message\x18\x07 \x01(\t\x12-\n\ttimestamp\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp*}\n\x12LifecycleEventType\x12$\n LIFECYCLE_EVENT_TYPE_UNSPECIFIED\x10\x00\x12\x1f\n\x1bLIFECYCLE_EVENT_TYPE_NORMAL\x10\x01\x12 \n\x1cLIFECYCLE_EVENT_TYPE_WARNING\x10\x02\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n)osac/public/v1/lifecycle_event_type.proto\x12\x0eosac.public.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xeb\x01\n\x0eLifecycleEvent\x12\n\n\x02id\x18\x01 \x01(\t\x12\x13\n\x0bobject_type\x18\x02 \x01(\t\x12\x11\n\tobject_id\x18\x03 \x01(\t\x12\x0e\n\x06tenant\x18\x04 \x01(\t\x12\x30\n\x04type\x18\x05 \x01(\x0e\x32\".osac.public.v1.LifecycleEventType\x12\x0e\n\x06reason\x18\x06 \x01(\t\x12\x0f\n\x07message\x18\x07 \x01(\t\x12-\n\ttimestamp\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x13\n\x0bobject_name\x18\t \x01(\t*}\n\x12LifecycleEventType\x12$\n LIFECYCLE_EVENT_TYPE_UNSPECIFIED\x10\x00\x12\x1f\n\x1bLIFECYCLE_EVENT_TYPE_NORMAL\x10\x01\x12 \n\x1cLIFECYCLE_EVENT_TYPE_WARNING\x10\x02\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'osac.api.public.v1.lifecycle_event_type_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_LIFECYCLEEVENTTYPE']._serialized_start=311
-  _globals['_LIFECYCLEEVENTTYPE']._serialized_end=436
+  _globals['_LIFECYCLEEVENTTYPE']._serialized_start=332
+  _globals['_LIFECYCLEEVENTTYPE']._serialized_end=457
   _globals['_LIFECYCLEEVENT']._serialized_start=95
-  _globals['_LIFECYCLEEVENT']._serialized_end=309
+  _globals['_LIFECYCLEEVENT']._serialized_end=330
 # @@protoc_insertion_point(module_scope)
