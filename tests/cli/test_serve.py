@@ -153,3 +153,12 @@ def test_a_fake_clock_from_the_config_file(tmp_path: Path) -> None:
         clock_of("{clock: wall}")
     with pytest.raises(CliError, match="simulator.clock_start: '2026-03-02 09:00' is not an RFC 3339 time with a zone"):
         clock_of("{clock: fake, clock_start: '2026-03-02 09:00'}")
+
+
+def test_a_flag_never_changes_the_defaults(tmp_path: Path) -> None:
+    """``--simulator-speed`` without a config file changes the effective configuration only."""
+    build_settings(
+        data_dir=tmp_path / "data", db_url=None, grpc_address="127.0.0.1:1", http_address="127.0.0.1:2",
+        run_controllers=False, bootstrap=None, config_file=None, simulator_speed="instant",
+    )
+    assert load_config(None)["simulator"]["speed"] == 60

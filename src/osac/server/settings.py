@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import os
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -33,13 +34,14 @@ DEFAULT_CONFIG: dict[str, Any] = {
 
 
 def merge_config(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
-    """``override`` over ``base``: mappings merge recursively, everything else replaces."""
-    merged = dict(base)
+    """``override`` over ``base``: mappings merge recursively, everything else replaces. The result
+    shares nothing with either argument, so changing it never changes ``DEFAULT_CONFIG``."""
+    merged = copy.deepcopy(base)
     for key, value in override.items():
         if isinstance(value, dict) and isinstance(merged.get(key), dict):
             merged[key] = merge_config(merged[key], value)
         else:
-            merged[key] = value
+            merged[key] = copy.deepcopy(value)
     return merged
 
 
