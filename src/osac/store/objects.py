@@ -21,7 +21,7 @@ from typing import Any, Literal
 from google.protobuf.message import Message
 from sqlalchemy import ColumnElement, Table, Text, cast, func, insert, select, update
 from sqlalchemy import delete as sql_delete
-from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
+from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError, PendingRollbackError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -381,6 +381,7 @@ CONTENTION_STATES = frozenset({"40P01", "40001"})
 #: (57P01, 57P02, 57P03).
 UNAVAILABLE_STATES = frozenset({"53300", "57P01", "57P02", "57P03"})
 UNAVAILABLE_CLASSES = frozenset({"08"})
+UNAVAILABLE_MESSAGE = "the database cannot be reached now; nothing was changed, retry the request"
 #: SQLite's words for a database that a writer holds past the busy timeout.
 SQLITE_BUSY = ("database is locked", "database is busy")
 
@@ -390,6 +391,10 @@ def unavailable(error: BaseException) -> DatabaseUnavailable | None:
     refused statement stays what it is)."""
     if isinstance(error, PoolTimeout):
         return DatabaseUnavailable("the database has no free connection now; retry the request")
+    if isinstance(error, PendingRollbackError):
+        # The connection was lost inside the transaction and could not even be rolled back.
+        log.warning("database unavailable: %s", error.__context__ or error)
+        return DatabaseUnavailable(UNAVAILABLE_MESSAGE)
     if not isinstance(error, (OperationalError, InterfaceError)):
         return None
     state = getattr(error.orig, "sqlstate", None)
@@ -399,7 +404,7 @@ def unavailable(error: BaseException) -> DatabaseUnavailable | None:
     busy = any(words in str(error.orig) for words in SQLITE_BUSY)
     if lost or busy or state in UNAVAILABLE_STATES or (state or "")[:2] in UNAVAILABLE_CLASSES:
         log.warning("database unavailable: %s", error.orig)
-        return DatabaseUnavailable("the database cannot be reached now; nothing was changed, retry the request")
+        return DatabaseUnavailable(UNAVAILABLE_MESSAGE)
     return None
 
 
@@ -453,7 +458,7 @@ class Store:
                 raise WriteContention(f"the database aborted the write to resolve contention: {error.orig}") from error
             _raise_unavailable(error)
             raise
-        except PoolTimeout as error:
+        except (PoolTimeout, PendingRollbackError) as error:
             _raise_unavailable(error)
             raise
         if tx.last_revision:
@@ -476,7 +481,7 @@ class Store:
                     conn = await conn.execution_options(isolation_level="REPEATABLE READ" if snapshot else "AUTOCOMMIT")
                 async with conn.begin():
                     yield Tx(conn, self.clock, self.decoded)
-        except (DBAPIError, PoolTimeout) as error:
+        except (DBAPIError, PoolTimeout, PendingRollbackError) as error:
             _raise_unavailable(error)
             raise
 
