@@ -11,6 +11,7 @@ whatever the caller checked before.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
@@ -409,6 +410,13 @@ def unavailable(error: BaseException) -> DatabaseUnavailable | None:
 
 
 def _raise_unavailable(error: BaseException) -> None:
+    """Raise what a failed transaction stands for: the cancellation it was interrupted by (a
+    cancelled task's connection is dropped mid-statement, and the rollback then fails; that
+    failure must not replace the CancelledError, or the task would go on as if never
+    cancelled), or ``DatabaseUnavailable``; else return and let the caller re-raise."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError() from error
     translated = unavailable(error)
     if translated is not None:
         raise translated from error
