@@ -10,6 +10,7 @@ WAL mode on SQLite).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import AsyncIterator, Collection, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import asdict
@@ -70,7 +71,7 @@ class ClusterStore:
             return None
         kept = self._plans.get(cluster_id)
         if kept is not None and kept.version == row.version:
-            return kept
+            return copy.deepcopy(kept)  # callers change the plan they load
         pools = (await conn.execute(
             select(sim_cluster_node_pools).where(sim_cluster_node_pools.c.cluster_id == cluster_id))).all()
         steps = (await conn.execute(
@@ -86,7 +87,7 @@ class ClusterStore:
             deleted_at=_when(row.deleted_at),
             gone_at=_when(row.gone_at),
         )
-        return plan
+        return copy.deepcopy(plan)
 
     async def save(self, before: ClusterPlan | None, after: ClusterPlan) -> bool:
         """Store ``after`` if the stored plan is still ``before``; False if it is not."""
