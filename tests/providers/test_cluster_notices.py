@@ -44,7 +44,10 @@ class Collector:
         return self.notices
 
     async def stop(self) -> None:
+        """Cancel the subscription; it must end within seconds (a lost cancellation fails here)."""
         self._task.cancel()
+        done, _ = await asyncio.wait({self._task}, timeout=10)
+        assert done, "the subscription went on after it was cancelled"
         with contextlib.suppress(asyncio.CancelledError):
             await self._task
 

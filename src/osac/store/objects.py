@@ -11,7 +11,6 @@ whatever the caller checked before.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
@@ -35,6 +34,7 @@ from osac.store.decoded import Decoded
 from osac.store.engine import Engines
 from osac.store.errors import AlreadyExists, Conflict, DatabaseUnavailable, WriteContention
 from osac.store.tables import ARCHIVE, LIVE
+from osac.tasks import raise_if_cancelled
 
 EVENT_CREATED = 1
 EVENT_UPDATED = 2
@@ -414,9 +414,7 @@ def _raise_unavailable(error: BaseException) -> None:
     cancelled task's connection is dropped mid-statement, and the rollback then fails; that
     failure must not replace the CancelledError, or the task would go on as if never
     cancelled), or ``DatabaseUnavailable``; else return and let the caller re-raise."""
-    task = asyncio.current_task()
-    if task is not None and task.cancelling():
-        raise asyncio.CancelledError() from error
+    raise_if_cancelled(error)
     translated = unavailable(error)
     if translated is not None:
         raise translated from error

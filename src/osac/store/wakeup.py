@@ -11,6 +11,7 @@ import logging
 from sqlalchemy.engine import make_url
 
 from osac.store.objects import NOTIFY_CHANNEL
+from osac.tasks import raise_if_cancelled
 
 log = logging.getLogger(__name__)
 
@@ -54,5 +55,6 @@ async def listen_postgres(url: str, wakeup: Wakeup) -> None:
         except asyncio.CancelledError:
             raise
         except Exception as error:  # a dropped connection: readers still poll meanwhile
+            raise_if_cancelled(error)
             log.warning("LISTEN %s connection lost (%s); reconnecting", NOTIFY_CHANNEL, error)
             await asyncio.sleep(1.0)

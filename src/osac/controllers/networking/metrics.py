@@ -27,6 +27,7 @@ from prometheus_client import Counter, Gauge, Histogram
 from osac.model import registry
 from osac.providers.interfaces import ProviderError, TerminalProviderError
 from osac.store.objects import Store
+from osac.tasks import raise_if_cancelled
 
 log = logging.getLogger(__name__)
 
@@ -215,6 +216,7 @@ async def follow_networking_objects(store: Store, held: Callable[[], frozenset[s
     while True:
         try:
             await refresh_networking_objects(store, held())
-        except Exception:  # the gauge waits for the next round; the controllers go on
+        except Exception as error:  # the gauge waits for the next round; the controllers go on
+            raise_if_cancelled(error)
             log.warning("networking object gauges could not be refreshed", exc_info=True)
         await asyncio.sleep(interval.total_seconds())

@@ -36,6 +36,7 @@ from osac.services.core.context import Caller
 from osac.services.core.errors import FailedPrecondition, NotFound
 from osac.services.core.references import where
 from osac.store.objects import Tx, object_label
+from osac.tasks import raise_if_cancelled
 
 log = logging.getLogger(__name__)
 
@@ -127,5 +128,6 @@ async def follow_orphans(services: Services, held: Callable[[], frozenset[str]],
             continue
         try:
             await sweep_orphans(services)
-        except Exception:  # the next sweep tries again; the controllers go on
+        except Exception as error:  # the next sweep tries again; the controllers go on
+            raise_if_cancelled(error)
             log.warning("the orphan sweep failed", exc_info=True)

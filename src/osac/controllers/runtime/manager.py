@@ -93,6 +93,7 @@ from osac.controllers.runtime.spread import until_slot
 from osac.store.cost import PassCost, counting
 from osac.store.errors import Conflict, WriteContention
 from osac.store.outbox import Change
+from osac.tasks import raise_if_cancelled
 
 __all__ = [
     "DEFAULT_BACKOFF",
@@ -625,7 +626,8 @@ class Controller:
             self._report_depth()
             try:
                 await self._reconcile(object_id)
-            except Exception:  # reconcile()'s own errors are handled inside; this is a runtime bug
+            except Exception as error:  # reconcile()'s own errors are handled inside; this is a runtime bug
+                raise_if_cancelled(error)
                 logger.exception("the %s controller failed handling %s", self.kind, object_id)
             finally:
                 self._running.discard(object_id)
@@ -675,7 +677,8 @@ class Controller:
             delay = self._backoff.delay(self._count_failure(object_id))
             logger.info("reconcile %s: %s; retrying in %s", key, error, delay)
             self._schedule(object_id, self._clock.now() + delay)
-        except Exception:
+        except Exception as error:
+            raise_if_cancelled(error)
             outcome = Outcome.ERROR
             delay = self._backoff.delay(self._count_failure(object_id))
             logger.exception("reconcile %s raised; retrying in %s", key, delay)
@@ -698,7 +701,8 @@ class Controller:
     async def _resync_guarded(self, *, spread: bool = False) -> None:
         try:
             await self.resync(spread=spread)
-        except Exception:
+        except Exception as error:
+            raise_if_cancelled(error)
             self._resync_failures += 1
             delay = self._backoff.delay(self._resync_failures)
             logger.exception("listing the %s objects for a resync failed; retrying in %s", self.kind, delay)
@@ -893,7 +897,8 @@ class ControllerManager:
         asked_at = self._clock.now()
         try:
             is_held = await self._leases.try_acquire(name, self.holder, self._lease_ttl)
-        except Exception:
+        except Exception as error:
+            raise_if_cancelled(error)
             expiry = self._lease_expiry.get(kind)
             is_held = expiry is not None and asked_at < expiry
             logger.exception("renewing lease %s failed; holding it until %s at the latest", name, expiry)
@@ -924,7 +929,8 @@ class ControllerManager:
                 await _wait_for_wake(self._clock, due, self._lease_wake, self._max_real_wait)
             try:
                 await self.renew_leases()
-            except Exception:
+            except Exception as error:
+                raise_if_cancelled(error)
                 logger.exception("renewing the controller leases failed")
 
     # -- change feed --------------------------------------------------------------------------
@@ -934,7 +940,8 @@ class ControllerManager:
         while True:
             try:
                 changes = await self._feed.changes_after(self._revision, self._feed_batch_size)
-            except Exception:
+            except Exception as error:
+                raise_if_cancelled(error)
                 failures += 1
                 delay = self._backoff.delay(failures)
                 logger.exception(
@@ -969,7 +976,8 @@ class ControllerManager:
             for controller in self._controllers.values():
                 if controller.is_running:
                     await controller.resync()
-        except Exception:
+        except Exception as error:
+            raise_if_cancelled(error)
             logger.exception("recovering from a change feed failure failed; retrying")
             return
         await self._advance(revision)

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Protocol
 
 from osac.providers.interfaces import ChangeNotice
+from osac.tasks import raise_if_cancelled
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +35,7 @@ async def follow_notices(source: NoticeSource, on_notice: Callable[[ChangeNotice
                 on_notice(notice)
         except asyncio.CancelledError:
             raise
-        except Exception:
+        except Exception as error:
+            raise_if_cancelled(error)
             log.exception("provider change notices failed; subscribing again")
         await asyncio.sleep(REOPEN_DELAY)

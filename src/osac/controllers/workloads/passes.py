@@ -40,6 +40,7 @@ from osac.status.conditions.views import LifecycleEventView
 from osac.store import lifecycle
 from osac.store.errors import Conflict
 from osac.store.objects import Store, Tx
+from osac.tasks import raise_if_cancelled
 
 log = logging.getLogger(__name__)
 
@@ -275,6 +276,7 @@ async def _refresh_gauges(
         if kind in manager.held_kinds:
             try:
                 await refresh(await _all_objects(application.store, kind))
-            except Exception:  # the gauges wait for the next round; the controllers go on
+            except Exception as error:  # the gauges wait for the next round; the controllers go on
+                raise_if_cancelled(error)
                 log.warning("%s gauges could not be refreshed", kind, exc_info=True)
         await asyncio.sleep(interval.total_seconds())

@@ -45,6 +45,7 @@ from osac.providers.simulator.runtime.context import FAKE_CLOCK_POLL, SimulatorR
 from osac.providers.simulator.runtime.faults import FaultRecord
 from osac.providers.simulator.runtime.schedulers import Scheduler
 from osac.providers.simulator.runtime.times import iso
+from osac.tasks import raise_if_cancelled
 
 KIND = "cluster"
 #: The scheduler reads only the clusters saved since its last pass began, less this margin for
@@ -177,7 +178,8 @@ class SimulatedClusterProvider:
                 else:
                     happened, seen = await self.store.happened_since(seen, changed_since=looked_at - CHANGE_GRACE)
                 looked_at = started
-            except Exception:  # a failing database must not end the subscription
+            except Exception as error:  # a failing database must not end the subscription
+                raise_if_cancelled(error)
                 logger.exception("simulated clusters: processing due steps failed; retrying")
             if catching_up:
                 # one notice per cluster that changed while nobody was watching: its last change
@@ -318,7 +320,8 @@ class SimulatedClusterProvider:
         clock = self.runtime.clock
         try:
             next_due = await self.store.next_due_at()
-        except Exception:
+        except Exception as error:
+            raise_if_cancelled(error)
             logger.exception("simulated clusters: reading the next due time failed")
             next_due = None
         now = clock.now()
