@@ -16,6 +16,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner, Result
@@ -33,19 +34,22 @@ CLEARED_ENV = ("OSAC_ADDRESS", "OSAC_TOKEN", "OSAC_DATA_DIR", "OSAC_DB_URL", "ED
 
 class BackgroundServer:
     """An ``Application`` running on its own event loop in a daemon thread; ``live``: with the
-    reconcilers and the simulator at instant speed."""
+    reconcilers and the simulator at instant speed (or as ``config`` says), on SQLite in
+    ``data_dir`` unless ``db_url`` names another database."""
 
-    def __init__(self, data_dir: Path, *, live: bool = False) -> None:
+    def __init__(self, data_dir: Path, *, live: bool = False, db_url: str | None = None,
+                 config: dict[str, Any] | None = None) -> None:
         self.data_dir = data_dir
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name="osac-test-server", daemon=True)
         self.application = Application(
             Settings(
                 data_dir=data_dir,
+                db_url=db_url,
                 grpc_address="127.0.0.1:0",
                 http_address="127.0.0.1:0",
                 run_controllers=live,
-                config=INSTANT if live else merge_config(DEFAULT_CONFIG, {}),
+                config=config or (INSTANT if live else merge_config(DEFAULT_CONFIG, {})),
             )
         )
 
