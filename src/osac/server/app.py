@@ -159,7 +159,8 @@ class Application:
         ])
         names = []
         for full_name, (endpoints, private) in self.endpoints.by_service.items():
-            server.add_generic_rpc_handlers((service_handler(full_name, endpoints, self.authenticator, private),))
+            server.add_generic_rpc_handlers((service_handler(
+                full_name, endpoints, self.authenticator, private, self.settings.watch_stall_seconds),))
             names.append(full_name)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         names.append(health.SERVICE_NAME)

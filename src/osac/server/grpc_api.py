@@ -7,8 +7,9 @@ UNIMPLEMENTED. Authentication happens here, authorisation in the service layer.
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Any
 
 import grpc
@@ -43,9 +44,11 @@ async def _abort(context: grpc.aio.ServicerContext, error: Exception) -> None:
 
 
 def service_handler(
-    full_name: str, endpoints: Any, authenticator: Authenticator, private: bool
+    full_name: str, endpoints: Any, authenticator: Authenticator, private: bool,
+    stall_seconds: float = limits.DEFAULT_WATCH_STALL_SECONDS,
 ) -> grpc.GenericRpcHandler:
-    """A handler for the service ``full_name`` whose methods call ``endpoints``."""
+    """A handler for the service ``full_name`` whose methods call ``endpoints`` (a stream's
+    client that reads nothing for ``stall_seconds`` is disconnected)."""
     descriptor = protos.service_descriptor(full_name)
     anonymous = descriptor.name in ANONYMOUS_SERVICES
     handlers: dict[str, grpc.RpcMethodHandler] = {}
@@ -58,7 +61,7 @@ def service_handler(
         labels = (full_name, method.name)
         if method.server_streaming:
             handlers[method.name] = grpc.unary_stream_rpc_method_handler(
-                _streaming(function, authenticator, private, anonymous, request_cls),
+                _streaming(function, authenticator, private, anonymous, request_cls, stall_seconds),
                 response_serializer=response_cls.SerializeToString,
             )
         else:
@@ -104,17 +107,37 @@ def _unary(
     return handle
 
 
+class _Stalled(Exception):
+    """The client of a stream read nothing for the stall limit."""
+
+
 def _streaming(
     function: Callable[..., Any], authenticator: Authenticator, private: bool, anonymous: bool,
-    request_cls: type[Message],
+    request_cls: type[Message], stall_seconds: float,
 ) -> Any:
-    async def handle(data: bytes, context: grpc.aio.ServicerContext) -> AsyncIterator[Message]:
+    """A server-streaming method whose client must keep reading: a message that waits longer
+    than ``stall_seconds`` for the client's flow-control window ends the stream with
+    RESOURCE_EXHAUSTED, so a client that stopped reading holds no more than HTTP/2's window and
+    one message (docs/watch.md "Memory")."""
+
+    async def handle(data: bytes, context: grpc.aio.ServicerContext) -> None:
         try:
             caller = None if anonymous else await authenticator.caller(
                 _metadata(context, "authorization"), private=private
             )
-            async for item in function(caller, decode(request_cls, data)):
-                yield item
+            stream = function(caller, decode(request_cls, data))
+            try:
+                async for item in stream:
+                    try:
+                        async with asyncio.timeout(stall_seconds):
+                            await context.write(item)
+                    except TimeoutError:
+                        raise _Stalled from None
+            finally:
+                await stream.aclose()
+        except _Stalled:
+            log.warning("a stream client read nothing for %gs; ending its stream", stall_seconds)
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, limits.watch_stalled(stall_seconds))
         except Exception as error:
             await _abort(context, error)
             raise

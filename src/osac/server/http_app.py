@@ -11,7 +11,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -21,6 +21,7 @@ from osac.server import openapi
 from osac.server.endpoints import request_class
 from osac.server.rest import build_routes, error_body, error_response, int_param, message_json, route_handler
 from osac.server.simulator_api import simulator_rest_routes
+from osac.server.stalled_streams import ReadingClientStream
 from osac.services.core import limits
 from osac.services.core.errors import ServiceError, api_error
 
@@ -86,6 +87,8 @@ def build_http_app(application: Application) -> Starlette:
         Route(path, dispatch(handlers), methods=HTTP_METHODS) for path, handlers in by_path.items()
     ]
 
+    stall_seconds = application.settings.watch_stall_seconds
+
     async def watch(request: Request) -> Response:
         private = request.url.path == PRIVATE_WATCH
         try:
@@ -115,7 +118,7 @@ def build_http_app(application: Application) -> Starlette:
                     known = ServiceError("internal error; see the server log")
                 yield (json.dumps({"error": error_body(known)}) + "\n").encode()
 
-        return StreamingResponse(lines(), media_type="application/x-ndjson")
+        return ReadingClientStream(lines(), media_type="application/x-ndjson", stall_seconds=stall_seconds)
 
     async def healthz(_request: Request) -> Response:
         try:

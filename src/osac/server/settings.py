@@ -79,6 +79,17 @@ class Settings:
         return value
 
     @property
+    def watch_stall_seconds(self) -> float:
+        """How long a Watch client may read nothing while events wait before its stream is
+        ended (``api.watch_stall_seconds``)."""
+        from osac.services.core.limits import DEFAULT_WATCH_STALL_SECONDS
+
+        value = self.config.get("api", {}).get("watch_stall_seconds", DEFAULT_WATCH_STALL_SECONDS)
+        if not isinstance(value, int | float) or isinstance(value, bool) or not 0 < value <= 3600:
+            raise ValueError(f"api.watch_stall_seconds: {value!r} is not a number of seconds above 0, at most 3600")
+        return float(value)
+
+    @property
     def metrics_require_provider_admin(self) -> bool:
         """Whether ``/metrics`` answers provider admins only (``metrics.require_provider_admin``;
         off in the embedded default, whose listen address is loopback)."""

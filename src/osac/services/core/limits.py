@@ -16,6 +16,17 @@ from osac.services.core.errors import InvalidArgument
 
 #: Request body (REST) and received message (gRPC) size, in bytes; ``--max-request-bytes``.
 DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024
+#: Seconds a Watch client may read nothing while the server has events for it before the stream is
+#: ended (``api.watch_stall_seconds``): what it holds meanwhile is bounded in bytes by the
+#: transport's buffer and one replay batch (docs/watch.md "Memory").
+DEFAULT_WATCH_STALL_SECONDS = 30.0
+
+
+def watch_stalled(seconds: float) -> str:
+    """Why a Watch stream whose client stopped reading was ended (RESOURCE_EXHAUSTED)."""
+    return (f"watch: the client read nothing of the stream for {seconds:g}s while events waited; "
+            "the stream was ended to free its buffer; resume with after_revision set to the last "
+            "revision it read")
 #: Nesting of JSON arrays and objects in a REST body.
 MAX_JSON_DEPTH = 64
 
