@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
+
 from osac.api.private.v1 import compute_instance_type_pb2 as compute
 from osac.api.private.v1 import condition_status_type_pb2 as conditions
 from tests.workloads.conftest import BMS, VMS, Workloads, failure
@@ -142,3 +144,21 @@ async def test_delete_shows_deleting_at_once_for_every_instance_kind(wl: Workloa
         got = await wl.get(collection, made["id"])
         assert got["status"]["state"] == f"{prefix}_STATE_DELETING"
         assert got["status"]["state_transition_time"] == got["metadata"]["deletion_timestamp"]
+
+
+async def test_a_status_write_that_changes_the_spec_is_refused_and_writes_nothing(wl: Workloads) -> None:
+    """A reconciler writes the status and the finalizers only (``KindService.write_status``)."""
+    vm_id = (await wl.create(VMS, {"metadata": {"name": "web"}, "spec": {"template": "fedora"}}))["id"]
+    before = await wl.get(VMS, vm_id)
+    revision = await wl.revision()
+
+    def spec_and_status(obj: Any) -> None:
+        obj.status.state = compute.COMPUTE_INSTANCE_STATE_RUNNING
+        obj.spec.run_strategy = "Halted"
+        obj.metadata.labels["sneaked"] = "in"
+
+    with pytest.raises(ValueError, match=r"write_status of compute_instance \S+: a reconciler writes only "
+                                         r"status, metadata\.finalizers, not metadata\.labels, spec$"):
+        await wl.derive("compute_instance", vm_id, spec_and_status)
+    assert await wl.get(VMS, vm_id) == before
+    assert await wl.revision() == revision

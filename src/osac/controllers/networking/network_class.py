@@ -14,6 +14,7 @@ READY, FAILED = 2, 3
 
 class NetworkClassReconciler(ObjectReconciler):
     kind = "network_class"
+    writes = (*ObjectReconciler.writes, "capabilities")  # what the managers can do, observed
 
     def __init__(self, services: Services, networking: NetworkingContext) -> None:
         super().__init__(services)

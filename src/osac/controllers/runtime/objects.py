@@ -9,7 +9,7 @@ from osac.controllers.runtime.manager import OwnWrites
 from osac.model import registry
 from osac.model.kinds import Kind
 from osac.services.core.catalog import Services
-from osac.services.core.generic import KindService
+from osac.services.core.generic import RECONCILER_PATHS, KindService
 from osac.store.objects import Tx
 
 #: The finalizer of infrastructure teardown (api.md §2.6).
@@ -23,6 +23,8 @@ class ObjectReconciler:
 
     kind: str
     own_writes: OwnWrites | None = None
+    #: What this reconciler writes of its objects (``KindService.write_status`` refuses more).
+    writes: tuple[str, ...] = RECONCILER_PATHS
 
     def __init__(self, services: Services) -> None:
         self.services = services
@@ -42,7 +44,7 @@ class ObjectReconciler:
 
     async def write(self, tx: Tx, desired: Message, stored: Message) -> Message:
         """Persist ``desired`` over ``stored`` (no-op when equal; Conflict when stale)."""
-        written = await self.service.write_status(tx, desired, stored)
+        written = await self.service.write_status(tx, desired, stored, self.writes)
         own = self.own_writes
         # A teardown's passes follow one another through their own writes (each step's write
         # queues the next look), and an archive's change runs the last pass, which forgets.

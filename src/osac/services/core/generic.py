@@ -45,6 +45,8 @@ if TYPE_CHECKING:
 SYSTEM_LABEL_PREFIX = "osac.openshift.io/"
 DEFAULT_LABEL = "osac.openshift.io/default"
 DEFAULT_LIMIT = 100
+#: What a reconciler's ``write_status`` may change of an object.
+RECONCILER_PATHS = ("status", "metadata.finalizers")
 #: Attempts of a last-writer-wins update that keeps losing the race to other writers.
 UNLOCKED_UPDATE_ATTEMPTS = 8
 
@@ -289,11 +291,21 @@ class KindService:
         await self._record_notes(ctx, merged)
         return written.object
 
-    async def write_status(self, tx: Tx, obj: Message, based_on: Message) -> Message:
+    async def write_status(
+        self, tx: Tx, obj: Message, based_on: Message, paths: Sequence[str] = RECONCILER_PATHS
+    ) -> Message:
         """The reconcilers' status write: store ``obj`` (private) over ``based_on`` with the
-        version lock; a no-op when nothing changed. Archives when the last finalizer is gone."""
+        version lock; a no-op when nothing changed. Archives when the last finalizer is gone.
+
+        Only ``paths`` (the status and the finalizers) are the reconciler's to write: ``obj``
+        differing from ``based_on`` anywhere else (the tenant's spec, its labels) is a bug of the
+        caller, refused with ``ValueError`` before anything is written."""
         if obj == based_on:
             return based_on
+        outside = _changed_outside(obj, based_on, paths)
+        if outside:
+            raise ValueError(f"write_status of {self.kind.name} {obj.id}: a reconciler writes only "  # type: ignore[attr-defined]
+                             f"{', '.join(paths)}, not {', '.join(outside)}")
         self._stamp_transition(obj, based_on, tx)
         written = await self._replace(tx, _copy(obj), based_on.metadata.version)  # type: ignore[attr-defined]
         return written.object
@@ -555,6 +567,22 @@ class _DryRun(Exception):
     def __init__(self, obj: Message) -> None:
         super().__init__("dry run")
         self.object = obj
+
+
+def _changed_outside(obj: Message, based_on: Message, paths: Sequence[str]) -> builtins.list[str]:
+    """The fields (``metadata.x`` for metadata's) where ``obj`` differs from ``based_on``, other
+    than ``paths``."""
+    changed = []
+    for field in obj.DESCRIPTOR.fields:
+        if field.name == "metadata":
+            mine, theirs = obj.metadata, based_on.metadata  # type: ignore[attr-defined]
+            for sub in mine.DESCRIPTOR.fields:
+                path = f"metadata.{sub.name}"
+                if path not in paths and getattr(mine, sub.name) != getattr(theirs, sub.name):
+                    changed.append(path)
+        elif field.name not in paths and getattr(obj, field.name) != getattr(based_on, field.name):
+            changed.append(field.name)
+    return changed
 
 
 def _copy(message: Message) -> Message:
