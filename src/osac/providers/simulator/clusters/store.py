@@ -10,11 +10,11 @@ WAL mode on SQLite).
 
 from __future__ import annotations
 
-import copy
 from collections.abc import AsyncIterator, Collection, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import asdict
 from datetime import datetime
+from types import MappingProxyType
 from typing import Any
 
 from sqlalchemy import and_, delete, insert, or_, select, update
@@ -69,9 +69,12 @@ class ClusterStore:
         if row is None:
             self._plans.pop(cluster_id, None)
             return None
+        # The plan kept from the last load of this version is handed out again, shared: a plan is
+        # frozen and its mappings (pools, step payloads) are read-only views, so no caller can
+        # change what the next one loads (a copy per load cost a millisecond per pass).
         kept = self._plans.get(cluster_id)
         if kept is not None and kept.version == row.version:
-            return copy.deepcopy(kept)  # callers change the plan they load
+            return kept
         pools = (await conn.execute(
             select(sim_cluster_node_pools).where(sim_cluster_node_pools.c.cluster_id == cluster_id))).all()
         steps = (await conn.execute(
@@ -82,12 +85,12 @@ class ClusterStore:
             spec=_cluster_spec(row.spec),
             created_at=from_db(row.created_at),
             version=row.version,
-            pools={p.node_set_key: _pool(p) for p in pools},
+            pools=MappingProxyType({p.node_set_key: _pool(p) for p in pools}),
             steps=tuple(_step(s) for s in steps),
             deleted_at=_when(row.deleted_at),
             gone_at=_when(row.gone_at),
         )
-        return copy.deepcopy(plan)
+        return plan
 
     async def save(self, before: ClusterPlan | None, after: ClusterPlan) -> bool:
         """Store ``after`` if the stored plan is still ``before``; False if it is not."""
@@ -294,7 +297,7 @@ def _step(row: Row[Any]) -> Step:
         state=row.state,
         done_at=_when(row.done_at),
         cause_seq=row.cause_seq,
-        payload=dict(row.payload or {}),
+        payload=MappingProxyType(dict(row.payload or {})),
         held_by=row.held_by,
         held_fault=row.held_fault,
         version=row.version,
