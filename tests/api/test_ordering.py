@@ -204,3 +204,18 @@ async def test_state_order_of_a_kind_without_state_is_refused(server) -> None:
         )
         by_name = await rest.request("GET", "/api/fulfillment/v1/host_types", params={"order": "metadata.name desc"})
         assert by_name.status_code == 200, by_name.text
+
+
+async def test_openapi_states_the_order_grammar(server) -> None:
+    document = (await server.rest(None).request("GET", "/openapi.json")).json()
+
+    def order_parameter(path: str) -> dict[str, Any]:
+        parameters = {p["name"]: p for p in document["paths"][path]["get"]["parameters"]}
+        return dict(parameters["order"])
+
+    networks = order_parameter(VN)
+    assert networks["schema"] == {"type": "string", "maxLength": 256}
+    assert ACCEPTED in networks["description"] and "ties are broken by ascending id" in networks["description"]
+    host_types = order_parameter("/api/fulfillment/v1/host_types")["description"]
+    assert "among id, metadata.name or metadata.creation_timestamp," in host_types
+    assert order_parameter("/api/fulfillment/v1/lifecycle_events")["description"].startswith("Not supported")
