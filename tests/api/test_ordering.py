@@ -10,6 +10,8 @@ from typing import Any
 import grpc
 import pytest
 from google.protobuf.message import Message
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import create_async_engine
 
 from osac.auth.subject import Role
 from osac.model import protos
@@ -146,6 +148,30 @@ async def test_names_in_code_point_order_absent_first_and_ties_by_id(server) -> 
     assert [i for i in descending if objects[i].metadata.name == "web"] == webs  # ties still ascending id
 
 
+async def test_names_sort_in_code_point_order_whatever_the_column_collation(server, db_engine: str) -> None:
+    """PostgreSQL compares text by the column's collation; one that ignores punctuation (ICU,
+    alternate=shifted) would put 'ab' before 'a-c'. The order is code point order regardless."""
+    if db_engine != "postgresql":
+        pytest.skip("collations are PostgreSQL's")
+    engine = create_async_engine(server.db_url)
+    try:
+        async with engine.begin() as conn:
+            await conn.execute(text("CREATE COLLATION osac_punctuation_ignored (provider = icu, locale = 'en-u-ka-shifted')"))
+            await conn.execute(text(
+                "ALTER TABLE virtual_networks ALTER COLUMN name TYPE varchar(63) COLLATE osac_punctuation_ignored"
+            ))
+    finally:
+        await engine.dispose()
+    admin = server.rest(server.token(Role.PROVIDER_ADMIN, user="root"))
+    assert (await admin.request("POST", "/api/fulfillment/v1/tenants", json={"metadata": {"name": "acme"}})).status_code == 200
+    alice = server.rest(server.token(Role.TENANT_ADMIN, ("acme",), user="alice"))
+    for number, name in enumerate(("abc", "ab", "a-c")):
+        created = await alice.request("POST", VN, json={"metadata": {"name": name}, "spec": {"ipv4_cidr": f"10.{number}.0.0/16"}})
+        assert created.status_code == 200, created.text
+    page = (await alice.request("GET", VN, params={"order": "metadata.name"})).json()
+    assert [item["metadata"]["name"] for item in page["items"]] == ["a-c", "ab", "abc"]
+
+
 async def test_tenancy_and_filter_apply_before_the_order(server) -> None:
     await _networks(server)
     objects = {obj.id: obj for obj in await _all_grpc(server)}
@@ -192,6 +218,13 @@ async def test_bad_order_is_refused_naming_order(server, order: str, message: st
         with pytest.raises(GrpcError) as refused:
             await client.call(SERVICE, "List", order=order)
     assert (refused.value.code, refused.value.message) == (grpc.StatusCode.INVALID_ARGUMENT, message)
+
+
+async def test_lifecycle_events_still_refuse_an_order(server) -> None:
+    async with server.rest(server.token(Role.PROVIDER_ADMIN, user="root")) as rest:
+        response = await rest.request("GET", "/api/fulfillment/v1/lifecycle_events", params={"order": "id"})
+    assert response.status_code == 400, response.text
+    assert response.json()["message"] == "order: ordering is not supported for lifecycle events; they are listed oldest first"
 
 
 async def test_state_order_of_a_kind_without_state_is_refused(server) -> None:
