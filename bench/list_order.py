@@ -3,7 +3,7 @@
 For each database: migrate a fresh one and bulk-insert ``--objects`` VirtualNetworks of tenant
 ``acme`` straight into the live table (every column as ``Tx.insert`` derives it; names in a
 shuffled order, states 1-3 in turn). Then time ``--repeat`` runs of the store's page statement
-(``Tx.page``'s SELECT, its ORDER BY from ``osac.store.ordering``) for each order, at offset 0 and
+(``osac.store.ordering.page_query``, as ``Tx.page`` runs it) for each order, at offset 0 and
 in the middle, limit 100, as a tenant admin of ``acme`` sees it. Every page is checked: 100
 items, in the order asked for, ties by ascending id.
 
@@ -18,13 +18,13 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, insert, select, text
+from sqlalchemy import Engine, create_engine, insert, text
 
 from bench.harness import DATABASES, TENANT, emit_json, ms, percentile, print_table, scratch_database, workdir
 from osac.model import ids, registry
 from osac.store.codec import format_datetime
 from osac.store.engine import migrate, sync_url
-from osac.store.ordering import SortKey, order_clauses
+from osac.store.ordering import SortKey, page_query
 from osac.store.tables import LIVE
 
 KIND = registry.get("virtual_network")
@@ -100,13 +100,7 @@ def check(page: list[dict[str, Any]], keys: Sequence[SortKey]) -> None:
 
 
 def timed_pages(engine: Engine, keys: Sequence[SortKey], offset: int, repeat: int) -> list[float]:
-    query = (
-        select(TABLE.c.data)
-        .where(TABLE.c.tenant.in_([TENANT]))
-        .order_by(*order_clauses(TABLE, keys, engine.dialect.name))
-        .offset(offset)
-        .limit(LIMIT)
-    )
+    query = page_query(TABLE, [TABLE.c.tenant.in_([TENANT])], keys, engine.dialect.name, offset=offset, limit=LIMIT)
     seconds = []
     with engine.connect() as conn:
         for _ in range(repeat + 2):

@@ -33,7 +33,7 @@ from osac.store.codec import from_storage, to_storage
 from osac.store.decoded import Decoded
 from osac.store.engine import Engines
 from osac.store.errors import AlreadyExists, Conflict, DatabaseUnavailable, WriteContention
-from osac.store.ordering import SortKey, order_clauses
+from osac.store.ordering import SortKey, page_query
 from osac.store.tables import ARCHIVE, LIVE
 from osac.tasks import raise_if_cancelled
 
@@ -209,13 +209,7 @@ class Tx:
         total = int(
             (await self.conn.execute(select(func.count()).select_from(table).where(*conditions))).scalar_one()
         )
-        query = (
-            select(table.c.data)
-            .where(*conditions)
-            .order_by(*order_clauses(table, order, self.dialect))
-            .offset(offset)
-            .limit(limit)
-        )
+        query = page_query(table, conditions, order, self.dialect, offset=offset, limit=limit)
         cls = kind.private_class()
         items = [self._parse(row[0], cls) for row in await self.conn.execute(query)]
         return items, total

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, Table, func, literal
+from sqlalchemy import ColumnElement, Select, Table, func, literal, select
 
 from osac.filters import Encoding, Source, json_dialect
 from osac.model.kinds import STATE_ORDER_FIELD
@@ -50,3 +50,20 @@ def order_clauses(table: Table, keys: Sequence[SortKey], dialect: str) -> list[C
         if key.field == "id":
             return clauses
     return [*clauses, table.c.id.asc()]
+
+
+def page_query(
+    table: Table, conditions: Sequence[ColumnElement[bool]], keys: Sequence[SortKey], dialect: str,
+    *, offset: int, limit: int,
+) -> Select[tuple[Any]]:
+    """The ``data`` of one page of the rows matching ``conditions``, in the order of ``keys``.
+
+    Ordered by id (no keys, or id first) the primary key pages directly. Otherwise the database
+    must sort every matching row, so the sort runs over the ids alone and only the page's rows
+    are joined back for their JSON: sorting whole objects took SQLite about twice as long at
+    100,000 objects (docs/benchmarks.md, List order)."""
+    clauses = order_clauses(table, keys, dialect)
+    if not keys or keys[0].field == "id":
+        return select(table.c.data).where(*conditions).order_by(*clauses).offset(offset).limit(limit)
+    page = select(table.c.id).where(*conditions).order_by(*clauses).offset(offset).limit(limit).subquery()
+    return select(table.c.data).select_from(table.join(page, page.c.id == table.c.id)).order_by(*clauses)
