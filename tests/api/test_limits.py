@@ -255,7 +255,7 @@ def test_a_limit_above_the_page_size_is_clamped(limit, served) -> None:
     """api.md §6: limit default 100, max 1000, larger is clamped, 0 means default."""
     from osac.services.core.generic import page_bounds
 
-    assert page_bounds(None, limit, None) == (0, served)
+    assert page_bounds(None, limit) == (0, served)
 
 
 async def test_watch_after_revision_out_of_range(server) -> None:

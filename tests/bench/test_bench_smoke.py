@@ -15,6 +15,7 @@ from bench import (
     bmaas_success,
     cluster_freshness,
     list_filter,
+    list_order,
     onboarding,
     pass_cost,
     vm_fleet,
@@ -67,6 +68,16 @@ async def test_list_filter(db: str) -> None:
 
 
 @pytest.mark.parametrize("db", DATABASES)
+def test_list_order(db: str) -> None:
+    # Every page is checked inside the benchmark (size, order, ties by id); it raises otherwise.
+    rows = list_order.benchmark([db], objects=300, repeat=2)
+    assert {(row["order"], row["offset"]) for row in rows} == {(order, offset) for order in list_order.ORDERS
+                                                                for offset in (0, 150)}
+    for row in rows:
+        assert row["pages"] == 2 and 0 < row["p50_ms"] <= row["p99_ms"] and row["load_rows_per_s"] > 0
+
+
+@pytest.mark.parametrize("db", DATABASES)
 async def test_onboarding(db: str) -> None:
     [row] = await onboarding.benchmark([db], tenants=3, concurrency=2)
     assert row["tenants"] == 3 and row["creates_per_s"] > 0
@@ -116,7 +127,7 @@ async def test_pass_cost(db: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "module", [api_throughput, watch_latency, list_filter, onboarding, vm_fleet, cluster_freshness, pass_cost],
+    "module", [api_throughput, watch_latency, list_filter, list_order, onboarding, vm_fleet, cluster_freshness, pass_cost],
     ids=lambda m: m.__name__,
 )
 def test_help(module: object, capsys: pytest.CaptureFixture[str]) -> None:

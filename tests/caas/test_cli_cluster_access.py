@@ -105,12 +105,14 @@ def test_a_cluster_without_external_access_and_wrong_uses_of_get_credentials(use
     none = alice("get", "kubeconfig")
     two = alice("get", "kubeconfig", "plain", "portal")
     as_json = alice("get", "kubeconfig", "plain", "-o", "json")
+    sorted_ = alice("get", "kubeconfig", "plain", "--sort-by", "name")
     private = alice("get", "password", "plain", "--private")
 
     assert rows["External API"] == "-" and rows["External Ingress"] == "-"
     usage = "Error: get kubeconfig takes exactly one cluster (id or name): osac get kubeconfig CLUSTER\n"
     assert none.exit_code == two.exit_code == 1 and none.stderr == two.stderr == usage
-    assert as_json.stderr == "Error: get kubeconfig prints the kubeconfig as it is; -o, --filter and --watch do not apply\n"
+    misused = "Error: get kubeconfig prints the kubeconfig as it is; -o, --filter, --sort-by and --watch do not apply\n"
+    assert as_json.stderr == sorted_.stderr == misused
     assert private.stderr == "Error: the password is served by the public API only; drop --private\n"
 
 

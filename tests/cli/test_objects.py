@@ -425,3 +425,66 @@ def test_an_empty_list_names_the_kind_as_the_rest_of_the_cli_does(alice: Osac) -
         result = alice("get", kind, "--filter", "this.metadata.name == 'nothing-has-this-name'")
         assert result.exit_code == 0, result.output
         assert result.stderr == f"No {words} found.\n"
+
+
+@pytest.fixture(scope="module")
+def sortable(server: BackgroundServer, admin: Osac, tenants: tuple[str, str],
+             tmp_path_factory: pytest.TempPathFactory) -> Osac:
+    """Virtual networks s-c, s-a, s-b of acme (created in that order, labelled sort=cli), s-b READY."""
+    owner = Osac(server, tmp_path_factory.mktemp("sortable") / "osac.yaml", CliRunner())
+    owner.login("tenant-admin", "acme")
+    for number, name in enumerate(("s-c", "s-a", "s-b")):
+        owner.ok("create", "vn", "--name", name, "--label", "sort=cli", "--set", f"spec.ipv4_cidr=10.{201 + number}.0.0/16")
+    mark_ready(admin, "vn", "s-b")
+    return owner
+
+
+SORTED = "this.metadata.labels['sort'] == 'cli'"
+
+
+@pytest.mark.parametrize(("sort_by", "names"), [
+    pytest.param("name", ["s-a", "s-b", "s-c"], id="name"),
+    pytest.param("-.metadata.name", ["s-c", "s-b", "s-a"], id="kubectl-path-descending"),
+    pytest.param("{.metadata.creationTimestamp}", ["s-c", "s-a", "s-b"], id="kubectl-jsonpath-created"),
+    pytest.param("-created", ["s-b", "s-a", "s-c"], id="created-descending"),
+    pytest.param("metadata.creation_timestamp desc", ["s-b", "s-a", "s-c"], id="api-form"),
+    pytest.param("-state,name", ["s-b", "s-a", "s-c"], id="state-then-name"),
+    pytest.param("state, -name", ["s-c", "s-a", "s-b"], id="state-then-name-descending"),
+])
+def test_get_sort_by_prints_rows_in_the_servers_order(sortable: Osac, sort_by: str, names: list[str]) -> None:
+    rows = table(sortable.ok("get", "vn", "--filter", SORTED, "--sort-by", sort_by))
+    assert [row["NAME"] for row in rows] == names
+    listed = json.loads(sortable.ok("get", "vn", "--filter", SORTED, "--sort-by", sort_by, "-o", "json"))
+    assert [item["metadata"]["name"] for item in listed["items"]] == names
+
+
+def test_get_named_objects_sorted(sortable: Osac) -> None:
+    rows = table(sortable.ok("get", "vn", "s-c", "s-b", "s-a", "--sort-by", "-name"))
+    assert [row["NAME"] for row in rows] == ["s-c", "s-b", "s-a"]
+    rows = table(sortable.ok("get", "vn", "s-c", "s-a", "--sort-by", "name"))
+    assert [row["NAME"] for row in rows] == ["s-a", "s-c"]
+
+
+@pytest.mark.parametrize(("kind", "sort_by", "message"), [
+    pytest.param("vn", "size", "virtual networks cannot be sorted by 'size'; use id, name, created, state or a field "
+                 "path (id, metadata.name, metadata.creation_timestamp, status.state); '-' first sorts descending, "
+                 "commas sort by several", id="unknown-field"),
+    pytest.param("host_types", "state", "host types have no state; use id, name, created or a field path (id, "
+                 "metadata.name, metadata.creation_timestamp); '-' first sorts descending, commas sort by several",
+                 id="no-state"),
+    pytest.param("vn", "name up", "'name up' is not a field; use id, name, created, state or a field path (id, "
+                 "metadata.name, metadata.creation_timestamp, status.state); '-' first sorts descending, commas "
+                 "sort by several", id="bad-direction"),
+])
+def test_get_sort_by_refuses_what_cannot_be_sorted(sortable: Osac, kind: str, sort_by: str, message: str) -> None:
+    result = sortable("get", kind, "--sort-by", sort_by)
+    assert result.exit_code == 1
+    assert result.stderr == f"Error: --sort-by: {message}\n"
+
+
+def test_get_sort_by_a_repeated_field_is_refused_by_the_server(sortable: Osac) -> None:
+    result = sortable("get", "vn", "--sort-by", "name,-name")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: INVALID_ARGUMENT: order: metadata.name is given more than once; name each field once\n"
+    )

@@ -54,8 +54,9 @@ class KindClient:
         request = self.connection.request(self.kind.service, method, **fields)
         return self.connection.call(self.kind.service, method, request, dry_run=dry_run)
 
-    def list(self, filter: str | None = None) -> Listing:
-        """All matching objects, paging through them."""
+    def list(self, filter: str | None = None, order: str | None = None) -> Listing:
+        """All matching objects, paging through them, in ``order`` (the List ``order``; default:
+        creation order)."""
         items: list[Message] = []
         total = 0
         revision: int | None = None
@@ -63,6 +64,8 @@ class KindClient:
             fields: dict[str, object] = {"offset": len(items), "limit": PAGE_SIZE}
             if filter:
                 fields["filter"] = filter
+            if order:
+                fields["order"] = order
             request = self.connection.request(self.kind.service, "List", **fields)
             page = self.connection.call(self.kind.service, "List", request)
             if revision is None:

@@ -33,7 +33,7 @@ def check_request(word: str, clusters: Sequence[str], *, private: bool, listing_
     if private:
         raise CliError(f"the {name} is served by the public API only; drop --private")
     if listing_options:
-        raise CliError(f"get {name} prints the {name} as it is; -o, --filter and --watch do not apply")
+        raise CliError(f"get {name} prints the {name} as it is; -o, --filter, --sort-by and --watch do not apply")
     return clusters[0]
 
 

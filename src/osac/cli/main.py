@@ -74,6 +74,7 @@ from osac.cli.render import (
     table_lines,
     to_dict,
 )
+from osac.cli.sorting import sort_order
 from osac.cli.tokens import identity_of, mint_dev_token, parse_duration
 from osac.cli.watching import kind_event_filter
 from osac.cli.writes import Overrides, create_all, create_is_private, edit_object, relabel
@@ -304,6 +305,12 @@ def get(
     objects: Annotated[list[str] | None, typer.Argument(metavar="ID|NAME", help="Objects by id or name; all when omitted.")] = None,
     output: OutputOption = OutputFormat.TABLE,
     filter: Annotated[str | None, typer.Option("--filter", help="CEL filter over `this`.")] = None,
+    sort_by: Annotated[
+        str | None,
+        typer.Option("--sort-by", metavar="FIELD",
+                     help="Sort by name, created, state, id or a field path (.metadata.name); '-' first: "
+                          "descending; commas: several fields. The server sorts; ties in creation order."),
+    ] = None,
     watch: Annotated[bool, typer.Option("--watch", "-w", help="After the list, print changes as they happen.")] = False,
     max_events: MaxEventsOption = None,
     address: AddressOption = None,
@@ -314,7 +321,7 @@ def get(
     """List objects of a kind, or show some by id or name. ``get kubeconfig CLUSTER`` and
     ``get password CLUSTER`` print a cluster's kubeconfig and kubeadmin password."""
     if is_credential(kind_word):
-        listing_options = output != OutputFormat.TABLE or filter is not None or watch
+        listing_options = output != OutputFormat.TABLE or filter is not None or sort_by is not None or watch
         cluster = check_request(kind_word, objects or [], private=private, listing_options=listing_options)
         with connect(address, token, plaintext, private) as connection:
             typer.echo(credential(connection, kind_word, cluster), nl=False)
@@ -322,15 +329,16 @@ def get(
     kind = resolve_kind(kind_word, private=private, method=Method.LIST)
     if objects and filter:
         raise CliError("--filter selects among all objects; give either names or --filter")
+    order = sort_order(kind, sort_by) if sort_by is not None else None
     with connect(address, token, plaintext, private) as connection:
         client = KindClient(connection, kind)
         if objects:
             found = [client.find(word) for word in objects]
             listing = Listing(found, len(found), 0)
-            if watch:  # a resume point for exactly these objects
-                listing = client.list(ids_filter([obj.id for obj in found]))  # type: ignore[attr-defined]
+            if watch or order:  # a resume point for exactly these objects, or them in order
+                listing = client.list(ids_filter([obj.id for obj in found]), order)  # type: ignore[attr-defined]
         else:
-            listing = client.list(filter)
+            listing = client.list(filter, order)
         printer = KindPrinter(client, output)
         printer.print_listing(listing, single=len(objects or []) == 1)
         if not watch:

@@ -34,6 +34,11 @@ class Method(enum.Enum):
     SIGNAL = "Signal"
 
 
+#: Fields every kind's List can be ordered by (api.md §6, docs/filters.md "List order").
+ORDER_FIELDS = ("id", "metadata.name", "metadata.creation_timestamp")
+#: The ordering field of kinds with a lifecycle state enum (ordered by the enum number).
+STATE_ORDER_FIELD = "status.state"
+
 STANDARD = frozenset({Method.LIST, Method.GET, Method.CREATE, Method.UPDATE, Method.DELETE})
 READ_ONLY = frozenset({Method.LIST, Method.GET})
 
@@ -134,6 +139,12 @@ class Kind:
             return None
         state = status.message_type.fields_by_name.get("state")
         return state.enum_type if state is not None else None
+
+    @property
+    def order_fields(self) -> tuple[str, ...]:
+        """The fields a List of this kind can be ordered by: ``status.state`` only where the
+        kind has a state enum."""
+        return ORDER_FIELDS + ((STATE_ORDER_FIELD,) if self.state_enum is not None else ())
 
     def state_value(self, suffix: str) -> int | None:
         """The number of ``<PREFIX>_<suffix>`` in the state enum, if the enum has it."""

@@ -8,8 +8,9 @@ from typing import Any
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
+from osac.model import registry
 from osac.server.rest import PRIVATE_PREFIX, PUBLIC_PREFIX, RestRoute
-from osac.services.core import limits
+from osac.services.core import limits, ordering
 
 _SCALARS: dict[int, dict[str, Any]] = {
     FieldDescriptor.TYPE_STRING: {"type": "string"},
@@ -161,6 +162,17 @@ def _response(route: RestRoute, schemas: _Schemas) -> dict[str, Any]:
     return schemas.ref(response)
 
 
+def _order_description(route: RestRoute) -> str:
+    kind = next((k for k in registry.kinds() if route.service.endswith(f".{k.service}")), None)
+    if kind is None:
+        return "Not supported: a non-empty order is refused (400); items are listed oldest first."
+    return (
+        f"Absent or blank: creation order (ascending id). Otherwise {ordering.accepted(kind)}, e.g. "
+        "'metadata.name desc' or 'status.state, metadata.creation_timestamp desc' (direction case-insensitive, "
+        "default asc); ties are broken by ascending id."
+    )
+
+
 def _parameters(route: RestRoute) -> list[dict[str, Any]]:
     parameters: list[dict[str, Any]] = []
     if "{id}" in route.path:
@@ -174,6 +186,8 @@ def _parameters(route: RestRoute) -> list[dict[str, Any]]:
              "description": f"0 or absent: 100; above {limits.MAX_PAGE_SIZE} the page holds {limits.MAX_PAGE_SIZE}",
              "schema": {"type": "integer", "minimum": limits.LIMIT_RANGE[0], "maximum": limits.LIMIT_RANGE[1]}},
             {"name": "filter", "in": "query", "schema": {"type": "string", "maxLength": limits.max_string_length("filter")}},
+            {"name": "order", "in": "query", "description": _order_description(route),
+             "schema": {"type": "string", "maxLength": limits.max_string_length("order")}},
         ]
     if route.method == "Update":
         parameters += [

@@ -12,7 +12,7 @@ whatever the caller checked before.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -33,6 +33,7 @@ from osac.store.codec import from_storage, to_storage
 from osac.store.decoded import Decoded
 from osac.store.engine import Engines
 from osac.store.errors import AlreadyExists, Conflict, DatabaseUnavailable, WriteContention
+from osac.store.ordering import SortKey, page_query
 from osac.store.tables import ARCHIVE, LIVE
 from osac.tasks import raise_if_cancelled
 
@@ -199,14 +200,16 @@ class Tx:
         tenants: Tenants,
         offset: int,
         limit: int,
+        order: Sequence[SortKey] = (),
     ) -> tuple[list[Message], int]:
-        """One page in id order plus the total count of matches, in this transaction's snapshot."""
+        """One page plus the total count of matches, in this transaction's snapshot: ordered by
+        ``order`` (ties, and no order at all, by ascending id)."""
         table = LIVE[kind.name]
         conditions = [*where, *self._tenancy(table, tenants)]
         total = int(
             (await self.conn.execute(select(func.count()).select_from(table).where(*conditions))).scalar_one()
         )
-        query = select(table.c.data).where(*conditions).order_by(table.c.id).offset(offset).limit(limit)
+        query = page_query(table, conditions, order, self.dialect, offset=offset, limit=limit)
         cls = kind.private_class()
         items = [self._parse(row[0], cls) for row in await self.conn.execute(query)]
         return items, total

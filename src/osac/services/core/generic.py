@@ -33,6 +33,7 @@ from osac.services.core.errors import (
     InvalidArgument,
     NotFound,
 )
+from osac.services.core.ordering import parse_order
 from osac.store import errors as store_errors
 from osac.store import lifecycle
 from osac.store.labels import object_root
@@ -62,11 +63,9 @@ class Page:
     revision: int
 
 
-def page_bounds(offset: int | None, limit: int | None, order: str | None) -> tuple[int, int]:
+def page_bounds(offset: int | None, limit: int | None) -> tuple[int, int]:
     """The offset and limit of a List (api.md §6, limits.md): offset and limit 0..2^31-1 (outside
-    is refused), limit 0 or absent = 100, above 1000 clamped to 1000; ``order`` is not supported."""
-    if order:
-        raise InvalidArgument("order: ordering is not supported; results are in creation order")
+    is refused), limit 0 or absent = 100, above 1000 clamped to 1000."""
     for name, value, (low, high) in (("offset", offset, limits.OFFSET_RANGE), ("limit", limit, limits.LIMIT_RANGE)):
         if value is not None and not low <= value <= high:
             raise InvalidArgument(f"{name}: {value} is out of range; use an integer from {low} to {high}")
@@ -122,13 +121,14 @@ class KindService:
         order: str | None = None,
     ) -> Page:
         access.authorize(caller, self.kind, Method.LIST)
-        offset, limit = page_bounds(offset, limit, order)
+        offset, limit = page_bounds(offset, limit)
+        keys = parse_order(self.kind, order)
         where = list(self._visibility(caller))
         async with self.store.read() as tx:
             if filter and filter.strip():
                 where.append(self._compile(caller, filter, tx))
             items, total = await tx.page(
-                self.kind, *where, tenants=self._tenants(caller), offset=offset, limit=limit
+                self.kind, *where, tenants=self._tenants(caller), offset=offset, limit=limit, order=keys
             )
             revision = await tx.revision()
         return Page([self.behaviour.redact(item) for item in items], total, revision)

@@ -35,6 +35,9 @@ OFFSET_RANGE = (0, 2**31 - 1)
 LIMIT_RANGE = (0, 2**31 - 1)
 #: The most items one List page holds: a larger ``limit`` is clamped to it (api.md §6).
 MAX_PAGE_SIZE = 1000
+#: Keys of a List ``order`` (there are at most four orderable fields, each named once).
+MAX_ORDER_KEYS = 4
+
 #: Watch ``after_revision`` (an int64 in the API).
 REVISION_RANGE = (0, 2**63 - 1)
 
@@ -58,6 +61,7 @@ MAX_STRING_LENGTH: dict[str, int] = {
     "description": 4096,
     "message": 4096,
     "filter": 16_384,  # the filter language's own bound (osac.filters.syntax.MAX_LENGTH)
+    "order": 256,  # a List order: at most four keys of a field and a direction
     "ssh_public_key": 16_384,
     "user_data": 65_536,
     "pull_secret": 65_536,

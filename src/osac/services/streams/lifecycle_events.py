@@ -40,7 +40,9 @@ class LifecycleEventsService:
         order: str | None = None,
     ) -> Page:
         access.authorize(caller, KIND, access.policy.Method.LIST)
-        offset, limit = page_bounds(offset, limit, order)
+        if order:
+            raise InvalidArgument("order: ordering is not supported for lifecycle events; they are listed oldest first")
+        offset, limit = page_bounds(offset, limit)
         table = schema.lifecycle_events
         cls = self.message_class(caller.private)
         conditions = self._tenancy(caller)
