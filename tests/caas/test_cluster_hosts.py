@@ -228,3 +228,25 @@ async def test_the_hosts_of_a_ready_cluster_are_listed_on_and_provisioned_and_fr
             while (await alice.request("GET", path)).status_code != 404:
                 await asyncio.sleep(0.05)
         assert await _host_states(admin) == {f"bm-00{n}": ("off", "available", "") for n in range(1, 5)}
+
+
+async def test_rest_answers_a_node_set_beyond_the_whole_inventory_with_a_warning_header(db_url, tmp_path) -> None:
+    """Three hosts asked of an inventory of two: stored (the cluster waits), with a ``Warning``
+    header on the Create and on each Update that still asks for too many."""
+    async with live(db_url, tmp_path, SHORT) as (admin, alice):
+        await _metal_template(admin)
+        response = await alice.request("POST", f"{PUBLIC}/clusters", json={"metadata": {"name": "gpu-lab"},
+                                                                           "spec": {"template": "metal"}})
+        assert response.status_code == 200, response.text
+        assert response.headers.get_list("warning") == [
+            '299 osac "node set \'gpu\' asks for 3 hosts of type \'bm-standard\', but the inventory has 2 in all; '
+            'the cluster waits for hosts until a provider admin adds 1 more"']
+        path = f"{PUBLIC}/clusters/{response.json()['id']}"
+        patch = {"spec": {"node_sets": {"gpu": {"host_type": "bm-standard", "size": 2}}}}
+        fits = await alice.request("PATCH", path, params={"update_mask": "spec.node_sets"}, json=patch)
+        assert fits.status_code == 200 and "warning" not in fits.headers
+        patch["spec"]["node_sets"]["gpu"]["size"] = 5
+        beyond = await alice.request("PATCH", path, params={"update_mask": "spec.node_sets"}, json=patch)
+        assert beyond.status_code == 200 and beyond.json()["spec"]["node_sets"]["gpu"]["size"] == 5
+        assert [w.split(", but")[0] for w in beyond.headers.get_list("warning")] == [
+            '299 osac "node set \'gpu\' asks for 5 hosts of type \'bm-standard\'']

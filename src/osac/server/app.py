@@ -99,6 +99,8 @@ class Application:
             settings.config, clock=self.clock, engine=self.engines.writer, reader=self.engines.reader
         )
         self.services.credential_source = self._credential
+        if self.managers.baremetal_provider is not None:
+            self.services.host_inventory = self._hosts_of_type
         self.events = EventsService(self.store, self.wakeup)
         self.lifecycle_events = LifecycleEventsService(self.store)
         self.dev_issuer = DevIssuer(settings.data_dir, clock=self.clock) if settings.dev_issuer else None
@@ -202,6 +204,11 @@ class Application:
                 async with self.store.write() as tx:
                     await lifecycle.prune(tx)
             await asyncio.sleep(MAINTENANCE_INTERVAL)
+
+    async def _hosts_of_type(self, host_type: str) -> int:
+        """How many hosts of ``host_type`` the bare-metal inventory has, free or not."""
+        provider = self.managers.baremetal_provider
+        return 0 if provider is None else len(await provider.list_hosts(host_type))
 
     async def _credential(self, kind_name: str, object_id: str, name: str) -> str:
         """Credentials of a workload, read from its provider."""
