@@ -949,6 +949,11 @@ def _fields(message: Descriptor) -> list[tuple[str, int, str, bool]]:
     return [(f.name, f.number, kind(f), _field_proto(f).proto3_optional) for f in message.fields]
 
 
+def _warnings(service_name: str) -> list[tuple[str, int, str, bool]]:
+    """Clusters' Create and Update answer with warnings (the next free number, docs/api-schema.md)."""
+    return [("warnings", 2, "repeated string", False)] if service_name == "Clusters" else []
+
+
 @pytest.mark.parametrize("package", [PUB, PRIV])
 def test_standard_method_messages(package: str) -> None:
     checked = 0
@@ -977,14 +982,14 @@ def test_standard_method_messages(package: str) -> None:
                 assert _fields(resp) == [("object", 1, kind_name, False)]
             elif m == "Create":
                 assert _fields(req) == [("object", 1, kind_name, False)]
-                assert _fields(resp) == [("object", 1, kind_name, False)]
+                assert _fields(resp) == [("object", 1, kind_name, False), *_warnings(service_name)]
             elif m == "Update":
                 assert _fields(req) == [
                     ("object", 1, kind_name, False),
                     ("update_mask", 2, "google.protobuf.FieldMask", False),
                     ("lock", 3, "bool", False),
                 ]
-                assert _fields(resp) == [("object", 1, kind_name, False)]
+                assert _fields(resp) == [("object", 1, kind_name, False), *_warnings(service_name)]
             elif m in ("Delete", "Signal"):
                 assert _fields(req) == [("id", 1, "string", False)]
                 assert _fields(resp) == []

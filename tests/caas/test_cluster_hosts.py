@@ -197,3 +197,56 @@ async def test_a_scale_beyond_the_inventory_names_what_the_node_set_holds_and_wh
                 await asyncio.sleep(0.1)
         [warning] = [e["message"] for e in await events(alice, cluster_id) if e["reason"] == "AgentSelectionFailed"]
         assert warning == "node set 'metal' needs 3 hosts of type 'bm-standard': it holds 2, 0 more free"
+
+
+async def _host_states(admin: Any) -> dict[str, tuple[str, str, str]]:
+    """Host name -> (power, provisioning state, owner id)."""
+    response = await admin.request("POST", f"{PRIVATE}/simulator/list_hosts", json={"host_type": "bm-standard"})
+    assert response.status_code == 200, response.text
+    return {h["name"]: (h["power"], h["provisioning_state"], h.get("owner", {}).get("id", ""))
+            for h in response.json()["hosts"]}
+
+
+async def test_the_hosts_of_a_ready_cluster_are_listed_on_and_provisioned_and_free_again_after_delete(
+        db_url, tmp_path) -> None:
+    """The inventory shows what the cluster's agents did to its hosts, not the plan of hosts
+    that no BareMetalInstance drives (which left them listed ``off available``)."""
+    config = merge_config(SHORT, {"simulator": {"inventory": {"hosts": [
+        {"prefix": "bm", "host_type": "bm-standard", "count": 4}]}}})
+    async with live(db_url, tmp_path, config) as (admin, alice):
+        await _metal_template(admin)
+        cluster = await _create(alice, "gpu-lab")
+        path = f"{PUBLIC}/clusters/{cluster['id']}"
+        await wait_for(alice, path, lambda c: c["status"]["state"] == READY, timeout=60)
+        owner = f"{cluster['id']}/gpu"
+        assert await _host_states(admin) == {
+            "bm-001": ("on", "provisioned", owner), "bm-002": ("on", "provisioned", owner),
+            "bm-003": ("on", "provisioned", owner), "bm-004": ("off", "available", "")}
+
+        assert (await alice.request("DELETE", path)).status_code == 200
+        async with asyncio.timeout(60):
+            while (await alice.request("GET", path)).status_code != 404:
+                await asyncio.sleep(0.05)
+        assert await _host_states(admin) == {f"bm-00{n}": ("off", "available", "") for n in range(1, 5)}
+
+
+async def test_rest_answers_a_node_set_beyond_the_whole_inventory_with_a_warning_header(db_url, tmp_path) -> None:
+    """Three hosts asked of an inventory of two: stored (the cluster waits), with a ``Warning``
+    header on the Create and on each Update that still asks for too many."""
+    async with live(db_url, tmp_path, SHORT) as (admin, alice):
+        await _metal_template(admin)
+        response = await alice.request("POST", f"{PUBLIC}/clusters", json={"metadata": {"name": "gpu-lab"},
+                                                                           "spec": {"template": "metal"}})
+        assert response.status_code == 200, response.text
+        assert response.headers.get_list("warning") == [
+            '299 osac "node set \'gpu\' asks for 3 hosts of type \'bm-standard\', but the inventory has 2 in all; '
+            'the cluster waits for hosts until a provider admin adds 1 more"']
+        path = f"{PUBLIC}/clusters/{response.json()['id']}"
+        patch = {"spec": {"node_sets": {"gpu": {"host_type": "bm-standard", "size": 2}}}}
+        fits = await alice.request("PATCH", path, params={"update_mask": "spec.node_sets"}, json=patch)
+        assert fits.status_code == 200 and "warning" not in fits.headers
+        patch["spec"]["node_sets"]["gpu"]["size"] = 5
+        beyond = await alice.request("PATCH", path, params={"update_mask": "spec.node_sets"}, json=patch)
+        assert beyond.status_code == 200 and beyond.json()["spec"]["node_sets"]["gpu"]["size"] == 5
+        assert [w.split(", but")[0] for w in beyond.headers.get_list("warning")] == [
+            '299 osac "node set \'gpu\' asks for 5 hosts of type \'bm-standard\'']

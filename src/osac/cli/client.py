@@ -45,6 +45,9 @@ class KindClient:
     def __init__(self, connection: Connection, kind: Kind) -> None:
         self.connection = connection
         self.kind = kind
+        #: The warnings of the Creates and Updates sent so far (a cluster's node set that the
+        #: bare-metal inventory can never fill), for the command to print.
+        self.warnings: list[str] = []
 
     @property
     def message_class(self) -> type[Message]:
@@ -106,13 +109,16 @@ class KindClient:
         return matches[0]
 
     def create(self, obj: Message, *, dry_run: bool = False) -> Message:
-        return self._call("Create", object=obj, dry_run=dry_run).object  # type: ignore[attr-defined,no-any-return]
+        return self._written(self._call("Create", object=obj, dry_run=dry_run))
 
     def update(self, obj: Message, paths: Sequence[str] | None, *, lock: bool) -> Message:
         request = self.connection.request(self.kind.service, "Update", object=obj, lock=lock)
         if paths:
             request.update_mask.paths.extend(paths)  # type: ignore[attr-defined]
-        response = self.connection.call(self.kind.service, "Update", request)
+        return self._written(self.connection.call(self.kind.service, "Update", request))
+
+    def _written(self, response: Message) -> Message:
+        self.warnings.extend(getattr(response, "warnings", ()))
         return response.object  # type: ignore[attr-defined,no-any-return]
 
     def delete(self, object_id: str) -> None:

@@ -3,7 +3,7 @@
 import contextlib
 import getpass
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -561,8 +561,15 @@ def create(
     verb = "valid (dry run; nothing created)" if dry_run else "created"
     kinds = [given_kind] if given_kind else [resolve_kind(d.kind_word, private=True) for d in documents if d.kind_word]
     with connect(address, token, plaintext, private) as connection, provider_only(kinds, Method.CREATE, asked=asked):
-        for kind, created in create_all(connection, documents, given_kind, overrides, dry_run=dry_run):
+        for kind, created, warnings in create_all(connection, documents, given_kind, overrides, dry_run=dry_run):
             _print_written(kind, created, output, verb)
+            print_warnings(warnings)
+
+
+def print_warnings(warnings: Sequence[str]) -> None:
+    """The server's warnings about a write, one ``Warning: ...`` line each on stderr."""
+    for warning in warnings:
+        typer.echo(f"Warning: {warning}", err=True)
 
 
 def _print_written(kind: Kind, obj: Message, output: OutputFormat | None, verb: str) -> None:
@@ -606,6 +613,7 @@ def edit(
         typer.echo(f"{describe_object(kind, result.stored)} unchanged; nothing sent")
     else:
         _print_written(kind, result.updated, output, f"updated ({', '.join(result.paths)})")
+        print_warnings(result.warnings)
 
 
 @app.command()
@@ -681,6 +689,7 @@ def scale(
     with connect(address, token, plaintext, private) as connection:
         result = scaling.scale_node_set(KindClient(connection, kind), word, node_set, size)
     typer.echo(result.summary())
+    print_warnings(result.warnings)
 
 
 @app.command()

@@ -29,6 +29,7 @@ class Scaled:
     key: str
     before: int
     after: int
+    warnings: tuple[str, ...] = ()
 
     def summary(self) -> str:
         label = describe_object_text(self.cluster)
@@ -68,5 +69,6 @@ def scale_node_set(client: KindClient, word: str, key: str, size: int) -> Scaled
             if error.code != "ABORTED" or attempt == SCALE_ATTEMPTS:
                 raise
             continue
-        return Scaled(updated, key, before, updated.spec.node_sets[key].size)  # type: ignore[attr-defined]
+        return Scaled(updated, key, before, updated.spec.node_sets[key].size,  # type: ignore[attr-defined]
+                      tuple(client.warnings))
     raise AssertionError("unreachable: the last attempt returns or raises")

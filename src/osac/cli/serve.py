@@ -10,10 +10,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from osac.cli.errors import CliError
 from osac.clock import Clock, FakeClock, SystemClock
@@ -130,6 +132,19 @@ def serve(settings: Settings) -> None:
         log.exception("the server failed")
         raise CliError(f"the server failed: {error}") from error
     log.info("stopped")
+    _exit_at_once()
+
+
+def _exit_at_once() -> NoReturn:
+    """End the process now that the server is stopped: its requests are drained, its tasks
+    ended and its database connections closed, and the logs and stdio are flushed here. The
+    interpreter's own finalization (grpc's C core, the collection of every module's objects)
+    holds no data and took 0.4-1.5 s of a loaded machine, more than an idle stop's whole budget
+    (docs/cli.md, ``osac serve``)."""
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 async def _serve_until_signalled(settings: Settings) -> None:

@@ -98,8 +98,9 @@ def create_all(
     overrides: Overrides,
     *,
     dry_run: bool = False,
-) -> Iterator[tuple[Kind, Message]]:
-    """Create the documents' objects one by one, yielding each stored (or dry-run) object.
+) -> Iterator[tuple[Kind, Message, list[str]]]:
+    """Create the documents' objects one by one, yielding each stored (or dry-run) object with
+    the server's warnings about it.
 
     :raises CliError: the first failure, prefixed with its document when there are several.
     """
@@ -116,7 +117,7 @@ def create_all(
             if len(documents) > 1 and not str(error).startswith(document.source):
                 raise CliError(f"{document.source}: {error}") from None
             raise
-        yield kind, created
+        yield kind, created, client.warnings
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,7 @@ class Edit:
     stored: Message
     updated: Message | None
     paths: list[str]
+    warnings: list[str] = field(default_factory=list)
 
 
 def edit_object(
@@ -152,7 +154,8 @@ def edit_object(
         return Edit(stored, None, [])
     edited.id = stored.id  # type: ignore[attr-defined]
     edited.metadata.version = stored.metadata.version  # type: ignore[attr-defined]
-    return Edit(stored, client.update(edited, paths, lock=True), paths)
+    updated = client.update(edited, paths, lock=True)
+    return Edit(stored, updated, paths, client.warnings)
 
 
 def relabel(client: KindClient, word: str, changes: LabelChanges) -> Message:

@@ -24,6 +24,17 @@ from osac.providers.interfaces import ChangeNotice
 #: Owner kinds of a host.
 OWNER_BARE_METAL_INSTANCE = "BareMetalInstance"
 OWNER_NODE_POOL = "NodePool"
+#: A cluster's bare-metal node set; its owner id is ``<cluster id>/<node set key>``.
+OWNER_CLUSTER = "cluster"
+
+
+def cluster_owner_id(cluster_id: str, node_set_key: str) -> str:
+    return f"{cluster_id}/{node_set_key}"
+
+
+def cluster_of_owner(owner: HostOwner) -> str | None:
+    """The cluster id of a host held by a cluster's node set (None for any other owner)."""
+    return owner.id.partition("/")[0] if owner.kind == OWNER_CLUSTER else None
 
 #: Interface roles of a host type (compute.md §1).
 ROLE_FABRIC = "fabric"

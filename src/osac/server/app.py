@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import logging
 import socket
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -52,6 +53,8 @@ MAINTENANCE_INTERVAL = 60.0
 #: wait much longer (a provider call held by injected latency, on a fake clock for ever); a
 #: cancelled run is safe to cut short, since the next holder of the lease reconciles again.
 CONTROLLER_STOP_GRACE = 10.0
+#: How long a stop lets the gRPC and HTTP requests in flight finish before cancelling them.
+DRAIN_GRACE = 5
 
 
 @dataclass
@@ -79,6 +82,7 @@ class Application:
         self.http_port = 0
         self._grpc_server: grpc.aio.Server | None = None
         self._http_server: Any = None
+        self._http_task: asyncio.Task[Any] | None = None
         self._tasks: list[asyncio.Task[Any]] = []
         self._health = health.aio.HealthServicer()
         self.controllers: Any = None
@@ -99,6 +103,8 @@ class Application:
             settings.config, clock=self.clock, engine=self.engines.writer, reader=self.engines.reader
         )
         self.services.credential_source = self._credential
+        if self.managers.baremetal_provider is not None:
+            self.services.host_inventory = self._hosts_of_type
         self.events = EventsService(self.store, self.wakeup)
         self.lifecycle_events = LifecycleEventsService(self.store)
         self.dev_issuer = DevIssuer(settings.data_dir, clock=self.clock) if settings.dev_issuer else None
@@ -186,9 +192,10 @@ class Application:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.bind((host.strip("[]"), int(port)))
         self.http_port = sock.getsockname()[1]
-        config = uvicorn.Config(build_http_app(self), log_level="warning", lifespan="off", access_log=False)
+        config = uvicorn.Config(build_http_app(self), log_level="warning", lifespan="off", access_log=False,
+                                timeout_graceful_shutdown=DRAIN_GRACE)
         self._http_server = uvicorn.Server(config)
-        self._tasks.append(asyncio.create_task(self._http_server.serve(sockets=[sock])))
+        self._http_task = asyncio.create_task(self._http_server.serve(sockets=[sock]))
         while not self._http_server.started:
             await asyncio.sleep(0.01)
         log.info("HTTP listening on %s", _with_port(self.settings.http_address, self.http_port))
@@ -203,6 +210,11 @@ class Application:
                 async with self.store.write() as tx:
                     await lifecycle.prune(tx)
             await asyncio.sleep(MAINTENANCE_INTERVAL)
+
+    async def _hosts_of_type(self, host_type: str) -> int:
+        """How many hosts of ``host_type`` the bare-metal inventory has, free or not."""
+        provider = self.managers.baremetal_provider
+        return 0 if provider is None else len(await provider.list_hosts(host_type))
 
     async def _credential(self, kind_name: str, object_id: str, name: str) -> str:
         """Credentials of a workload, read from its provider."""
@@ -221,12 +233,22 @@ class Application:
         self._tasks.append(asyncio.create_task(work))
 
     async def stop(self) -> None:
+        """Stop gracefully, all parts at once: watch streams end at once (UNAVAILABLE, they
+        never finish by themselves); the gRPC and HTTP servers take no new requests and let
+        those in flight finish within ``DRAIN_GRACE``; the controllers finish their passes
+        within ``CONTROLLER_STOP_GRACE``. Then the background tasks are cancelled. An idle
+        server is stopped within milliseconds (docs/architecture.md "Stopping")."""
+        self.wakeup.close()
+        drains: list[Awaitable[Any]] = []
         if self.controllers is not None:
-            await self.controllers.stop(CONTROLLER_STOP_GRACE)
+            drains.append(self.controllers.stop(CONTROLLER_STOP_GRACE))
+        if self._grpc_server is not None:
+            drains.append(self._grpc_server.stop(grace=DRAIN_GRACE))
         if self._http_server is not None:
             self._http_server.should_exit = True
-        if self._grpc_server is not None:
-            await self._grpc_server.stop(grace=1.0)
+            if self._http_task is not None:
+                drains.append(self._drain_http(self._http_task))
+        await asyncio.gather(*drains)
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -234,6 +256,13 @@ class Application:
                 await task
         if self.engines is not None:
             await self.engines.dispose()
+
+    @staticmethod
+    async def _drain_http(task: asyncio.Task[Any]) -> None:
+        """uvicorn closes its listener and idle connections, waits up to ``DRAIN_GRACE`` for
+        the requests in flight (``timeout_graceful_shutdown``), then cancels them."""
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
 
     async def serve_forever(self) -> None:
         try:

@@ -78,14 +78,20 @@ class KindEndpoints:
 
     async def Create(self, caller: Caller, request: Message) -> Message:
         obj = await self.service.create(caller, self.input(request.object))  # type: ignore[attr-defined]
-        return self._response("Create")(object=self.output(obj))
+        return await self._with_warnings(self._response("Create")(object=self.output(obj)), obj)
 
     async def Update(self, caller: Caller, request: Message) -> Message:
         mask = list(request.update_mask.paths) if request.HasField("update_mask") else []  # type: ignore[attr-defined]
         obj = await self.service.update(
             caller, self.input(request.object), mask or None, request.lock  # type: ignore[attr-defined]
         )
-        return self._response("Update")(object=self.output(obj))
+        return await self._with_warnings(self._response("Update")(object=self.output(obj)), obj)
+
+    async def _with_warnings(self, response: Message, obj: Message) -> Message:
+        """Fill ``warnings`` of a response that has the field (clusters' Create and Update)."""
+        if "warnings" in response.DESCRIPTOR.fields_by_name:
+            response.warnings.extend(await self.service.warnings(obj))  # type: ignore[attr-defined]
+        return response
 
     async def Delete(self, caller: Caller, request: Message) -> Message:
         await self.service.delete(caller, request.id)  # type: ignore[attr-defined]

@@ -206,7 +206,12 @@ async def bind_empty(request: Request, cls: type[Message]) -> Message:
 
 
 def render_object(response: Message) -> Response:
-    return json_response(message_json(response.object))  # type: ignore[attr-defined]
+    """The object itself; a response's ``warnings`` become ``Warning: 299 osac "<text>"``
+    headers (RFC 7234, as the Kubernetes API sends its warnings), so the body stays the object."""
+    rendered = json_response(message_json(response.object))  # type: ignore[attr-defined]
+    for warning in getattr(response, "warnings", ()):
+        rendered.headers.append("Warning", f"299 osac {json.dumps(warning)}")
+    return rendered
 
 
 def render_list(response: Message) -> Response:

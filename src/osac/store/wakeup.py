@@ -22,6 +22,15 @@ class Wakeup:
     def __init__(self) -> None:
         self.latest = 0
         self._changed = asyncio.Event()
+        #: The process is stopping (``close``): endless readers (watch streams) end.
+        self.is_closed = False
+
+    def close(self) -> None:
+        """Wake every reader once and mark the wake-ups closed, so a reader that waits for
+        ever (a watch stream) sees ``is_closed`` now instead of holding the server's drain."""
+        self.is_closed = True
+        self._changed.set()
+        self._changed = asyncio.Event()
 
     def notify(self, revision: int) -> None:
         if revision > self.latest:

@@ -20,13 +20,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from osac.providers.baremetal import OWNER_CLUSTER as OWNER_KIND
 from osac.providers.baremetal import BareMetalProvider, HostRecord, HostRequest
-
-OWNER_KIND = "cluster"
-
-
-def owner_id(cluster_id: str, key: str) -> str:
-    return f"{cluster_id}/{key}"
+from osac.providers.baremetal import cluster_owner_id as owner_id
 
 
 @dataclass(frozen=True)

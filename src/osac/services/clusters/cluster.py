@@ -41,6 +41,7 @@ from osac.services.clusters import (
     attachment,
     failures,
     initial_status,
+    inventory_check,
     node_sets,
     parameters,
     spec_rules,
@@ -137,6 +138,9 @@ class ClusterBehaviour(Behaviour):
         if obj.status.state != self.kind.state_value("DELETE_FAILED"):  # type: ignore[attr-defined]
             return False
         return failures.clear_teardown_failure(obj, ctx.tx.clock.now(), "Signal")
+
+    async def warnings(self, obj: Message, services: Services) -> list[str]:
+        return await inventory_check.inventory_warnings(obj, services)
 
     async def credential(self, obj: Message, name: str, services: Services) -> str:
         """The kubeconfig or kubeadmin password, from the cluster provider, once the control

@@ -56,6 +56,11 @@ class Behaviour:
         """Default and validate the merged object (``stored`` is None on create). References
         are already resolved to ids. Raise a ServiceError to refuse the write."""
 
+    async def warnings(self, obj: Message, services: Services) -> list[str]:
+        """What the stored ``obj`` asks for that cannot come true as things stand (a valid
+        request, so not an error); asked after a Create or Update has committed."""
+        return []
+
     async def after_create(self, ctx: WriteContext, obj: Message) -> None:
         """Create implied children in the same transaction (after ``obj`` is stored)."""
 

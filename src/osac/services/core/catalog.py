@@ -11,6 +11,8 @@ from osac.services.core.generic import KindService
 from osac.store.objects import Store
 
 CredentialSource = Callable[[str, str, str], Awaitable[str]]
+#: The number of hosts of a bare-metal host type (by name) in the whole inventory, free or not.
+HostInventory = Callable[[str], Awaitable[int]]
 
 
 class CredentialUnavailable(Exception):
@@ -47,6 +49,9 @@ class Services:
         #: ``(kind name, object id, "kubeconfig" | "password") -> value``: credentials served from
         #: the workload's provider; set by the process that has providers.
         self.credential_source: CredentialSource | None = None
+        #: The provider's bare-metal inventory, for warnings about node sets it can never fill;
+        #: set by the process that has providers.
+        self.host_inventory: HostInventory | None = None
 
     def __getitem__(self, kind_name: str) -> KindService:
         return self._by_kind[kind_name]

@@ -161,6 +161,10 @@ class KindService:
             obj = await self._load(tx, caller, object_id)
         return await self.behaviour.credential(obj, name, self.services)
 
+    async def warnings(self, obj: Message) -> Sequence[str]:
+        """The kind's warnings about a stored object (a Create's or Update's answer)."""
+        return await self.behaviour.warnings(obj, self.services)
+
     # -- create --------------------------------------------------------------------------------
 
     async def create(self, caller: Caller, obj: Message) -> Message:

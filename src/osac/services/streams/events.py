@@ -14,7 +14,7 @@ from osac.model import protos, registry
 from osac.model.convert import convert
 from osac.services.core import access
 from osac.services.core.context import Caller
-from osac.services.core.errors import InvalidArgument, OutOfRange, ResourceExhausted
+from osac.services.core.errors import InvalidArgument, OutOfRange, ResourceExhausted, Unavailable
 from osac.store import outbox, schema
 from osac.store.errors import RevisionExpired
 from osac.store.objects import EVENT_SIGNALED, Store
@@ -130,7 +130,7 @@ class EventsService:
             cursor = max(cursor, upto)
             if recent.cursor - cursor > self.options.buffer and cursor >= live_from:
                 raise ResourceExhausted(f"watch consumer is too slow; resume from revision {cursor}")
-            await self.wakeup.wait(cursor, self.options.poll_interval)
+            await self._wait(cursor)
 
     def _visibility(self, caller: Caller) -> Callable[[outbox.StoredEvent], bool]:
         """The in-memory twin of the tenancy conditions of ``_conditions`` (no filter)."""
@@ -167,9 +167,21 @@ class EventsService:
                 # Everything matching up to ``newest`` (same snapshot) was delivered: skip ahead
                 # and sleep until a newer commit, instead of asking again for nothing.
                 cursor = max(cursor, newest)
-                await self.wakeup.wait(cursor, self.options.poll_interval)
+                await self._wait(cursor)
             elif cursor >= live_from and newest - cursor > self.options.buffer:
                 raise ResourceExhausted(f"watch consumer is too slow; resume from revision {cursor}")
+
+    async def _wait(self, cursor: int) -> None:
+        """Sleep until a commit after ``cursor``. A stream is endless, so when the server stops
+        it ends here with UNAVAILABLE (the client resumes elsewhere or after the restart from
+        its last revision, without loss) rather than holding the drain to its full grace.
+
+        :raises Unavailable: the server is stopping.
+        """
+        if not self.wakeup.is_closed:
+            await self.wakeup.wait(cursor, self.options.poll_interval)
+        if self.wakeup.is_closed:
+            raise Unavailable(f"the server is stopping; resume the watch from revision {cursor}")
 
     def _event(self, event_class: type[Message], stored: outbox.StoredEvent, private: bool) -> Message:
         kind = registry.get(stored.kind)

@@ -26,7 +26,7 @@ from google.protobuf import field_mask_pb2 as google_dot_protobuf_dot_field__mas
 from osac.api.private.v1 import cluster_type_pb2 as osac_dot_private_dot_v1_dot_cluster__type__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n&osac/private/v1/clusters_service.proto\x12\x0fosac.private.v1\x1a google/protobuf/field_mask.proto\x1a\"osac/private/v1/cluster_type.proto\"\x91\x01\n\x13\x43lustersListRequest\x12\x13\n\x06offset\x18\x01 \x01(\x05H\x00\x88\x01\x01\x12\x12\n\x05limit\x18\x02 \x01(\x05H\x01\x88\x01\x01\x12\x13\n\x06\x66ilter\x18\x03 \x01(\tH\x02\x88\x01\x01\x12\x12\n\x05order\x18\x04 \x01(\tH\x03\x88\x01\x01\x42\t\n\x07_offsetB\x08\n\x06_limitB\t\n\x07_filterB\x08\n\x06_order\"n\n\x14\x43lustersListResponse\x12\x0c\n\x04size\x18\x01 \x01(\x05\x12\r\n\x05total\x18\x02 \x01(\x05\x12\'\n\x05items\x18\x03 \x03(\x0b\x32\x18.osac.private.v1.Cluster\x12\x10\n\x08revision\x18\x04 \x01(\x03\" \n\x12\x43lustersGetRequest\x12\n\n\x02id\x18\x01 \x01(\t\"?\n\x13\x43lustersGetResponse\x12(\n\x06object\x18\x01 \x01(\x0b\x32\x18.osac.private.v1.Cluster\"A\n\x15\x43lustersCreateRequest\x12(\n\x06object\x18\x01 \x01(\x0b\x32\x18.osac.private.v1.Cluster\"B\n\x16\x43lustersCreateResponse\x12(\n\x06object\x18\x01 \x01(\x0b\x32\x18.osac.private.v1.Cluster\"\x80\x01\n\x15\x43lustersUpdateRequest\x12(\n\x06object\x18\x01 \x01(\x0b\x32\x18.osac.private.v1.Cluster\x12/\n\x0bupdate_mask\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.FieldMask\x12\x0c\n\x04lock\x18\x03 \x01(\x08\"B\n\x16\x43lustersUpdateResponse\x12(\n\x06object\x18\x01 \x01(\x0b\x32\x18.osac.private.v1.Cluster\"#\n\x15\x43lustersDeleteRequest\x12\n\n\x02id\x18\x01 \x01(\t\"\x18\n\x16\x43lustersDeleteResponse\"#\n\x15\x43lustersSignalRequest\x12\n\n\x02id\x18\x01 \x01(\t\"\x18\n\x16\x43lustersSignalResponse2\x9d\x04\n\x08\x43lusters\x12S\n\x04List\x12$.osac.private.v1.ClustersListRequest\x1a%.osac.private.v1.ClustersListResponse\x12P\n\x03Get\x12#.osac.private.v1.ClustersGetRequest\x1a$.osac.private.v1.ClustersGetResponse\x12Y\n\x06\x43reate\x12&.osac.private.v1.ClustersCreateRequest\x1a\'.osac.private.v1.ClustersCreateResponse\x12Y\n\x06Update\x12&.osac.private.v1.ClustersUpdateRequest\x1a\'.osac.private.v1.ClustersUpdateResponse\x12Y\n\x06\x44\x65lete\x12&.osac.private.v1.ClustersDeleteRequest\x1a\'.osac.private.v1.ClustersDeleteResponse\x12Y\n\x06Signal\x12&.osac.private.v1.ClustersSignalRequest\x1a\'.osac.private.v1.ClustersSignalResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n&osac/private/v1/clusters_service.proto\x12\x0fosac.private.v1\x1a google/protobuf/field_mask.proto\x1a\"osac/private/v1/cluster_type.proto\"\x91\x01\n\x13\x43lustersListRequest\x12\x13\n\x06offset\x18\x01 \x01(\x05H\x00\x88\x01\x01\x12\x12\n\x05limit\x18\x02 \x01(\x05H\x01\x88\x01\x01\x12\x13\n\x06\x66ilter\x18\x03 \x01(\tH\x02\x88\x01\x01\x12\x12\n\x05order\x18\x04 \x01(\tH\x03\x88\x01\x01\x42\t\n\x07_offsetB\x08\n\x06_limitB\t\n\x07_filterB\x08\n\x06_order\"n\n\x14\x43lustersListResponse\x12\x0c\n\x04size\x18\x01 \x01(\x05\x12\r\n\x05total\x18\x02 \x01(\x05\x12\'\n\x05items\x18\x03 \x03(\x0b\x32\x18.osac.private.v1.Cluster\x12\x10\n\x08revision\x18\x04 \x01(\x03\" \n\x12\x43lustersGetRequest\x12\n\n\x02id\x18\x01 \x01(\t\"?\n\x13\x43lustersGetResponse\x12(\n\x06object\x18\x01 \x01(\x0b\x32\x18.osac.private.v1.Cluster\"A\n\x15\x43lustersCreateRequest\x12(\n\x06object\x18\x01 \x01(\x0b\x32\x18.osac.private.v1.Cluster\"T\n\x16\x43lustersCreateResponse\x12(\n\x06object\x18\x01 \x01(\x0b\x32\x18.osac.private.v1.Cluster\x12\x10\n\x08warnings\x18\x02 \x03(\t\"\x80\x01\n\x15\x43lustersUpdateRequest\x12(\n\x06object\x18\x01 \x01(\x0b\x32\x18.osac.private.v1.Cluster\x12/\n\x0bupdate_mask\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.FieldMask\x12\x0c\n\x04lock\x18\x03 \x01(\x08\"T\n\x16\x43lustersUpdateResponse\x12(\n\x06object\x18\x01 \x01(\x0b\x32\x18.osac.private.v1.Cluster\x12\x10\n\x08warnings\x18\x02 \x03(\t\"#\n\x15\x43lustersDeleteRequest\x12\n\n\x02id\x18\x01 \x01(\t\"\x18\n\x16\x43lustersDeleteResponse\"#\n\x15\x43lustersSignalRequest\x12\n\n\x02id\x18\x01 \x01(\t\"\x18\n\x16\x43lustersSignalResponse2\x9d\x04\n\x08\x43lusters\x12S\n\x04List\x12$.osac.private.v1.ClustersListRequest\x1a%.osac.private.v1.ClustersListResponse\x12P\n\x03Get\x12#.osac.private.v1.ClustersGetRequest\x1a$.osac.private.v1.ClustersGetResponse\x12Y\n\x06\x43reate\x12&.osac.private.v1.ClustersCreateRequest\x1a\'.osac.private.v1.ClustersCreateResponse\x12Y\n\x06Update\x12&.osac.private.v1.ClustersUpdateRequest\x1a\'.osac.private.v1.ClustersUpdateResponse\x12Y\n\x06\x44\x65lete\x12&.osac.private.v1.ClustersDeleteRequest\x1a\'.osac.private.v1.ClustersDeleteResponse\x12Y\n\x06Signal\x12&.osac.private.v1.ClustersSignalRequest\x1a\'.osac.private.v1.ClustersSignalResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -44,19 +44,19 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_CLUSTERSCREATEREQUEST']._serialized_start=488
   _globals['_CLUSTERSCREATEREQUEST']._serialized_end=553
   _globals['_CLUSTERSCREATERESPONSE']._serialized_start=555
-  _globals['_CLUSTERSCREATERESPONSE']._serialized_end=621
-  _globals['_CLUSTERSUPDATEREQUEST']._serialized_start=624
-  _globals['_CLUSTERSUPDATEREQUEST']._serialized_end=752
-  _globals['_CLUSTERSUPDATERESPONSE']._serialized_start=754
-  _globals['_CLUSTERSUPDATERESPONSE']._serialized_end=820
-  _globals['_CLUSTERSDELETEREQUEST']._serialized_start=822
-  _globals['_CLUSTERSDELETEREQUEST']._serialized_end=857
-  _globals['_CLUSTERSDELETERESPONSE']._serialized_start=859
-  _globals['_CLUSTERSDELETERESPONSE']._serialized_end=883
-  _globals['_CLUSTERSSIGNALREQUEST']._serialized_start=885
-  _globals['_CLUSTERSSIGNALREQUEST']._serialized_end=920
-  _globals['_CLUSTERSSIGNALRESPONSE']._serialized_start=922
-  _globals['_CLUSTERSSIGNALRESPONSE']._serialized_end=946
-  _globals['_CLUSTERS']._serialized_start=949
-  _globals['_CLUSTERS']._serialized_end=1490
+  _globals['_CLUSTERSCREATERESPONSE']._serialized_end=639
+  _globals['_CLUSTERSUPDATEREQUEST']._serialized_start=642
+  _globals['_CLUSTERSUPDATEREQUEST']._serialized_end=770
+  _globals['_CLUSTERSUPDATERESPONSE']._serialized_start=772
+  _globals['_CLUSTERSUPDATERESPONSE']._serialized_end=856
+  _globals['_CLUSTERSDELETEREQUEST']._serialized_start=858
+  _globals['_CLUSTERSDELETEREQUEST']._serialized_end=893
+  _globals['_CLUSTERSDELETERESPONSE']._serialized_start=895
+  _globals['_CLUSTERSDELETERESPONSE']._serialized_end=919
+  _globals['_CLUSTERSSIGNALREQUEST']._serialized_start=921
+  _globals['_CLUSTERSSIGNALREQUEST']._serialized_end=956
+  _globals['_CLUSTERSSIGNALRESPONSE']._serialized_start=958
+  _globals['_CLUSTERSSIGNALRESPONSE']._serialized_end=982
+  _globals['_CLUSTERS']._serialized_start=985
+  _globals['_CLUSTERS']._serialized_end=1526
 # @@protoc_insertion_point(module_scope)

@@ -51,10 +51,12 @@ class ClustersCreateRequest(_message.Message):
     def __init__(self, object: _Optional[_Union[_cluster_type_pb2.Cluster, _Mapping]] = ...) -> None: ...
 
 class ClustersCreateResponse(_message.Message):
-    __slots__ = ("object",)
+    __slots__ = ("object", "warnings")
     OBJECT_FIELD_NUMBER: _ClassVar[int]
+    WARNINGS_FIELD_NUMBER: _ClassVar[int]
     object: _cluster_type_pb2.Cluster
-    def __init__(self, object: _Optional[_Union[_cluster_type_pb2.Cluster, _Mapping]] = ...) -> None: ...
+    warnings: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, object: _Optional[_Union[_cluster_type_pb2.Cluster, _Mapping]] = ..., warnings: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ClustersUpdateRequest(_message.Message):
     __slots__ = ("object", "update_mask", "lock")
@@ -67,10 +69,12 @@ class ClustersUpdateRequest(_message.Message):
     def __init__(self, object: _Optional[_Union[_cluster_type_pb2.Cluster, _Mapping]] = ..., update_mask: _Optional[_Union[_field_mask_pb2.FieldMask, _Mapping]] = ..., lock: _Optional[bool] = ...) -> None: ...
 
 class ClustersUpdateResponse(_message.Message):
-    __slots__ = ("object",)
+    __slots__ = ("object", "warnings")
     OBJECT_FIELD_NUMBER: _ClassVar[int]
+    WARNINGS_FIELD_NUMBER: _ClassVar[int]
     object: _cluster_type_pb2.Cluster
-    def __init__(self, object: _Optional[_Union[_cluster_type_pb2.Cluster, _Mapping]] = ...) -> None: ...
+    warnings: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, object: _Optional[_Union[_cluster_type_pb2.Cluster, _Mapping]] = ..., warnings: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ClustersDeleteRequest(_message.Message):
     __slots__ = ("id",)

@@ -26,7 +26,7 @@ from google.protobuf import field_mask_pb2 as google_dot_protobuf_dot_field__mas
 from osac.api.public.v1 import cluster_type_pb2 as osac_dot_public_dot_v1_dot_cluster__type__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%osac/public/v1/clusters_service.proto\x12\x0eosac.public.v1\x1a google/protobuf/field_mask.proto\x1a!osac/public/v1/cluster_type.proto\"\x91\x01\n\x13\x43lustersListRequest\x12\x13\n\x06offset\x18\x01 \x01(\x05H\x00\x88\x01\x01\x12\x12\n\x05limit\x18\x02 \x01(\x05H\x01\x88\x01\x01\x12\x13\n\x06\x66ilter\x18\x03 \x01(\tH\x02\x88\x01\x01\x12\x12\n\x05order\x18\x04 \x01(\tH\x03\x88\x01\x01\x42\t\n\x07_offsetB\x08\n\x06_limitB\t\n\x07_filterB\x08\n\x06_order\"m\n\x14\x43lustersListResponse\x12\x0c\n\x04size\x18\x01 \x01(\x05\x12\r\n\x05total\x18\x02 \x01(\x05\x12&\n\x05items\x18\x03 \x03(\x0b\x32\x17.osac.public.v1.Cluster\x12\x10\n\x08revision\x18\x04 \x01(\x03\" \n\x12\x43lustersGetRequest\x12\n\n\x02id\x18\x01 \x01(\t\">\n\x13\x43lustersGetResponse\x12\'\n\x06object\x18\x01 \x01(\x0b\x32\x17.osac.public.v1.Cluster\"@\n\x15\x43lustersCreateRequest\x12\'\n\x06object\x18\x01 \x01(\x0b\x32\x17.osac.public.v1.Cluster\"A\n\x16\x43lustersCreateResponse\x12\'\n\x06object\x18\x01 \x01(\x0b\x32\x17.osac.public.v1.Cluster\"\x7f\n\x15\x43lustersUpdateRequest\x12\'\n\x06object\x18\x01 \x01(\x0b\x32\x17.osac.public.v1.Cluster\x12/\n\x0bupdate_mask\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.FieldMask\x12\x0c\n\x04lock\x18\x03 \x01(\x08\"A\n\x16\x43lustersUpdateResponse\x12\'\n\x06object\x18\x01 \x01(\x0b\x32\x17.osac.public.v1.Cluster\"#\n\x15\x43lustersDeleteRequest\x12\n\n\x02id\x18\x01 \x01(\t\"\x18\n\x16\x43lustersDeleteResponse\"*\n\x1c\x43lustersGetKubeconfigRequest\x12\n\n\x02id\x18\x01 \x01(\t\"3\n\x1d\x43lustersGetKubeconfigResponse\x12\x12\n\nkubeconfig\x18\x01 \x01(\t\"(\n\x1a\x43lustersGetPasswordRequest\x12\n\n\x02id\x18\x01 \x01(\t\"/\n\x1b\x43lustersGetPasswordResponse\x12\x10\n\x08password\x18\x01 \x01(\t2\x8e\x05\n\x08\x43lusters\x12Q\n\x04List\x12#.osac.public.v1.ClustersListRequest\x1a$.osac.public.v1.ClustersListResponse\x12N\n\x03Get\x12\".osac.public.v1.ClustersGetRequest\x1a#.osac.public.v1.ClustersGetResponse\x12W\n\x06\x43reate\x12%.osac.public.v1.ClustersCreateRequest\x1a&.osac.public.v1.ClustersCreateResponse\x12W\n\x06Update\x12%.osac.public.v1.ClustersUpdateRequest\x1a&.osac.public.v1.ClustersUpdateResponse\x12W\n\x06\x44\x65lete\x12%.osac.public.v1.ClustersDeleteRequest\x1a&.osac.public.v1.ClustersDeleteResponse\x12l\n\rGetKubeconfig\x12,.osac.public.v1.ClustersGetKubeconfigRequest\x1a-.osac.public.v1.ClustersGetKubeconfigResponse\x12\x66\n\x0bGetPassword\x12*.osac.public.v1.ClustersGetPasswordRequest\x1a+.osac.public.v1.ClustersGetPasswordResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%osac/public/v1/clusters_service.proto\x12\x0eosac.public.v1\x1a google/protobuf/field_mask.proto\x1a!osac/public/v1/cluster_type.proto\"\x91\x01\n\x13\x43lustersListRequest\x12\x13\n\x06offset\x18\x01 \x01(\x05H\x00\x88\x01\x01\x12\x12\n\x05limit\x18\x02 \x01(\x05H\x01\x88\x01\x01\x12\x13\n\x06\x66ilter\x18\x03 \x01(\tH\x02\x88\x01\x01\x12\x12\n\x05order\x18\x04 \x01(\tH\x03\x88\x01\x01\x42\t\n\x07_offsetB\x08\n\x06_limitB\t\n\x07_filterB\x08\n\x06_order\"m\n\x14\x43lustersListResponse\x12\x0c\n\x04size\x18\x01 \x01(\x05\x12\r\n\x05total\x18\x02 \x01(\x05\x12&\n\x05items\x18\x03 \x03(\x0b\x32\x17.osac.public.v1.Cluster\x12\x10\n\x08revision\x18\x04 \x01(\x03\" \n\x12\x43lustersGetRequest\x12\n\n\x02id\x18\x01 \x01(\t\">\n\x13\x43lustersGetResponse\x12\'\n\x06object\x18\x01 \x01(\x0b\x32\x17.osac.public.v1.Cluster\"@\n\x15\x43lustersCreateRequest\x12\'\n\x06object\x18\x01 \x01(\x0b\x32\x17.osac.public.v1.Cluster\"S\n\x16\x43lustersCreateResponse\x12\'\n\x06object\x18\x01 \x01(\x0b\x32\x17.osac.public.v1.Cluster\x12\x10\n\x08warnings\x18\x02 \x03(\t\"\x7f\n\x15\x43lustersUpdateRequest\x12\'\n\x06object\x18\x01 \x01(\x0b\x32\x17.osac.public.v1.Cluster\x12/\n\x0bupdate_mask\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.FieldMask\x12\x0c\n\x04lock\x18\x03 \x01(\x08\"S\n\x16\x43lustersUpdateResponse\x12\'\n\x06object\x18\x01 \x01(\x0b\x32\x17.osac.public.v1.Cluster\x12\x10\n\x08warnings\x18\x02 \x03(\t\"#\n\x15\x43lustersDeleteRequest\x12\n\n\x02id\x18\x01 \x01(\t\"\x18\n\x16\x43lustersDeleteResponse\"*\n\x1c\x43lustersGetKubeconfigRequest\x12\n\n\x02id\x18\x01 \x01(\t\"3\n\x1d\x43lustersGetKubeconfigResponse\x12\x12\n\nkubeconfig\x18\x01 \x01(\t\"(\n\x1a\x43lustersGetPasswordRequest\x12\n\n\x02id\x18\x01 \x01(\t\"/\n\x1b\x43lustersGetPasswordResponse\x12\x10\n\x08password\x18\x01 \x01(\t2\x8e\x05\n\x08\x43lusters\x12Q\n\x04List\x12#.osac.public.v1.ClustersListRequest\x1a$.osac.public.v1.ClustersListResponse\x12N\n\x03Get\x12\".osac.public.v1.ClustersGetRequest\x1a#.osac.public.v1.ClustersGetResponse\x12W\n\x06\x43reate\x12%.osac.public.v1.ClustersCreateRequest\x1a&.osac.public.v1.ClustersCreateResponse\x12W\n\x06Update\x12%.osac.public.v1.ClustersUpdateRequest\x1a&.osac.public.v1.ClustersUpdateResponse\x12W\n\x06\x44\x65lete\x12%.osac.public.v1.ClustersDeleteRequest\x1a&.osac.public.v1.ClustersDeleteResponse\x12l\n\rGetKubeconfig\x12,.osac.public.v1.ClustersGetKubeconfigRequest\x1a-.osac.public.v1.ClustersGetKubeconfigResponse\x12\x66\n\x0bGetPassword\x12*.osac.public.v1.ClustersGetPasswordRequest\x1a+.osac.public.v1.ClustersGetPasswordResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -44,23 +44,23 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_CLUSTERSCREATEREQUEST']._serialized_start=483
   _globals['_CLUSTERSCREATEREQUEST']._serialized_end=547
   _globals['_CLUSTERSCREATERESPONSE']._serialized_start=549
-  _globals['_CLUSTERSCREATERESPONSE']._serialized_end=614
-  _globals['_CLUSTERSUPDATEREQUEST']._serialized_start=616
-  _globals['_CLUSTERSUPDATEREQUEST']._serialized_end=743
-  _globals['_CLUSTERSUPDATERESPONSE']._serialized_start=745
-  _globals['_CLUSTERSUPDATERESPONSE']._serialized_end=810
-  _globals['_CLUSTERSDELETEREQUEST']._serialized_start=812
-  _globals['_CLUSTERSDELETEREQUEST']._serialized_end=847
-  _globals['_CLUSTERSDELETERESPONSE']._serialized_start=849
-  _globals['_CLUSTERSDELETERESPONSE']._serialized_end=873
-  _globals['_CLUSTERSGETKUBECONFIGREQUEST']._serialized_start=875
-  _globals['_CLUSTERSGETKUBECONFIGREQUEST']._serialized_end=917
-  _globals['_CLUSTERSGETKUBECONFIGRESPONSE']._serialized_start=919
-  _globals['_CLUSTERSGETKUBECONFIGRESPONSE']._serialized_end=970
-  _globals['_CLUSTERSGETPASSWORDREQUEST']._serialized_start=972
-  _globals['_CLUSTERSGETPASSWORDREQUEST']._serialized_end=1012
-  _globals['_CLUSTERSGETPASSWORDRESPONSE']._serialized_start=1014
-  _globals['_CLUSTERSGETPASSWORDRESPONSE']._serialized_end=1061
-  _globals['_CLUSTERS']._serialized_start=1064
-  _globals['_CLUSTERS']._serialized_end=1718
+  _globals['_CLUSTERSCREATERESPONSE']._serialized_end=632
+  _globals['_CLUSTERSUPDATEREQUEST']._serialized_start=634
+  _globals['_CLUSTERSUPDATEREQUEST']._serialized_end=761
+  _globals['_CLUSTERSUPDATERESPONSE']._serialized_start=763
+  _globals['_CLUSTERSUPDATERESPONSE']._serialized_end=846
+  _globals['_CLUSTERSDELETEREQUEST']._serialized_start=848
+  _globals['_CLUSTERSDELETEREQUEST']._serialized_end=883
+  _globals['_CLUSTERSDELETERESPONSE']._serialized_start=885
+  _globals['_CLUSTERSDELETERESPONSE']._serialized_end=909
+  _globals['_CLUSTERSGETKUBECONFIGREQUEST']._serialized_start=911
+  _globals['_CLUSTERSGETKUBECONFIGREQUEST']._serialized_end=953
+  _globals['_CLUSTERSGETKUBECONFIGRESPONSE']._serialized_start=955
+  _globals['_CLUSTERSGETKUBECONFIGRESPONSE']._serialized_end=1006
+  _globals['_CLUSTERSGETPASSWORDREQUEST']._serialized_start=1008
+  _globals['_CLUSTERSGETPASSWORDREQUEST']._serialized_end=1048
+  _globals['_CLUSTERSGETPASSWORDRESPONSE']._serialized_start=1050
+  _globals['_CLUSTERSGETPASSWORDRESPONSE']._serialized_end=1097
+  _globals['_CLUSTERS']._serialized_start=1100
+  _globals['_CLUSTERS']._serialized_end=1754
 # @@protoc_insertion_point(module_scope)

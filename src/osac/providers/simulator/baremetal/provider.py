@@ -7,6 +7,9 @@ reads those and passes them in; this module never reads the service's tables), g
 through the admin API. Each host's ports are cabled into the fabric's port map: ``lifecycle``
 ports on the provisioning segment, all others on parking.
 
+A host held by a cluster's node set shows the power and provisioning of the simulated agent
+running on it (``clusters.agents``); a host held by a BareMetalInstance, or free, its own plan.
+
 Power and provisioning calls plan steps (``host_plan``), reading the clock once they hold the
 host's row lock; observations render the plan at the clock's time (``host_shapes``), together
 with the fabric's reservations for the host's ports.
@@ -32,7 +35,7 @@ from typing import Any, overload
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from osac.providers.baremetal import HostObservation, HostRecord, HostRequest
+from osac.providers.baremetal import OWNER_CLUSTER, HostObservation, HostRecord, HostRequest, cluster_of_owner
 from osac.providers.interfaces import ChangeNotice, TerminalProviderError, TransientProviderError
 from osac.providers.simulator.baremetal import shapes
 from osac.providers.simulator.baremetal.inventory import (
@@ -142,8 +145,15 @@ class SimulatedBareMetal:
     async def list_hosts(self, host_type: str | None = None) -> list[HostRecord]:
         found = await self.store.hosts(host_type=host_type or None)
         broken = await self._broken_targets()
+        clusters = {cluster for host, _ in found if host.owner is not None
+                    and (cluster := cluster_of_owner(host.owner)) is not None}
+        agents = await self.runtime.clusters.agent_hosts(clusters)
         now = self.runtime.clock.now()
-        return [shapes.record(host, steps, now, ANY in broken or host.name in broken) for host, steps in found]
+        return [
+            shapes.record(host, steps, now, ANY in broken or host.name in broken,
+                          agents.get(host.name) if host.owner is not None and host.owner.kind == OWNER_CLUSTER else None)
+            for host, steps in found
+        ]
 
     @overload
     async def assign_free_host(self, request: str, owner_kind: str, owner_id: str) -> HostRecord | None: ...

@@ -17,6 +17,7 @@ from osac.providers.baremetal import POWER_OFF, POWER_ON, ROLE_LIFECYCLE, HostRe
 from osac.providers.simulator.baremetal.inventory import HOST_TYPE_LABEL, MACS_ANNOTATION
 from osac.providers.simulator.baremetal.plan import HostState, state_of
 from osac.providers.simulator.baremetal.store import StoredHost
+from osac.providers.simulator.clusters.agents import AgentHost
 from osac.providers.simulator.runtime import plan_steps
 from osac.providers.simulator.runtime.plan_steps import Step
 from osac.providers.simulator.runtime.times import iso
@@ -32,15 +33,20 @@ def current_state(steps: Sequence[Step], now: datetime) -> HostState:
     return state_of(plan_steps.current(steps, now))
 
 
-def record(host: StoredHost, steps: Sequence[Step], now: datetime, broken: bool) -> HostRecord:
+def record(host: StoredHost, steps: Sequence[Step], now: datetime, broken: bool,
+           agent: AgentHost | None = None) -> HostRecord:
+    """The inventory's record; ``agent`` is the state a cluster's machine on the host gives it
+    (it wins over the host's own plan, which only a BareMetalInstance drives)."""
     state = current_state(steps, now)
+    powered_on, provisioning = (state.powered_on, state.provisioning) if agent is None else (
+        agent.powered_on, agent.provisioning)
     return HostRecord(
         name=host.name,
         host_type=host.host_type,
         interfaces=host.interfaces,
         bmc=host.bmc,
-        power=POWER_ON if state.powered_on else POWER_OFF,
-        provisioning_state=state.provisioning,
+        power=POWER_ON if powered_on else POWER_OFF,
+        provisioning_state=provisioning,
         operational_status=OPERATIONAL_ERROR if broken else OPERATIONAL_OK,
         owner=host.owner,
     )

@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Collection, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -34,6 +34,7 @@ from osac.clock import FakeClock
 from osac.providers.clusters import ClusterObservation, HostedClusterSpec, NodePoolSpec
 from osac.providers.interfaces import ChangeNotice, TransientProviderError
 from osac.providers.simulator.clusters import plan as cluster_plan
+from osac.providers.simulator.clusters.agents import AgentHost, agent_hosts
 from osac.providers.simulator.clusters.credentials import admin_password, kubeconfig
 from osac.providers.simulator.clusters.faults import active, failure_error, for_cluster
 from osac.providers.simulator.clusters.plan import ClusterPlan, Surroundings
@@ -226,6 +227,19 @@ class SimulatedClusterProvider:
             "nodes": [asdict(node) for node in observation.nodes],
             "next_change_at": iso(observation.next_change_at),
         }
+
+    async def agent_hosts(self, cluster_ids: Collection[str]) -> dict[str, AgentHost]:
+        """The bare-metal hosts the machines of these clusters run on, with their agents' power
+        and provisioning (``clusters.agents``), for the inventory's listing."""
+        found: dict[str, AgentHost] = {}
+        if not cluster_ids:
+            return found
+        async with self.store.reading() as conn:
+            for cluster_id in sorted(set(cluster_ids)):
+                plan = await self.store.load(cluster_id, conn)
+                if plan is not None:
+                    found.update(agent_hosts(fold(plan.steps)))
+        return found
 
     # -- internals ---------------------------------------------------------------------------------
 

@@ -1,0 +1,58 @@
+"""Warnings for bare-metal node sets the inventory can never fill (api.md §11.6).
+
+A node set asking for more hosts than exist is a valid desired state: it is stored, and the
+cluster waits (``AgentSelectionFailed``, then Stalled) until the provider adds hosts. The
+Create or Update that asks for it is answered with a warning, so the user learns at once and not
+from a stall minutes later. Only the whole inventory of a host type counts here, not the free
+hosts: what other clusters hold may come back, what does not exist cannot.
+
+The inventory is the provider's; the service layer asks it through ``Services.host_inventory``,
+which the server installs (``None`` in a process without a bare-metal provider: no warnings).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from google.protobuf.message import Message
+
+from osac.model import registry
+from osac.services.baremetal.interfaces import is_bare_metal
+from osac.store.tables import LIVE
+
+if TYPE_CHECKING:
+    from osac.services.core.catalog import Services
+
+
+async def inventory_warnings(obj: Message, services: Services) -> list[str]:
+    """One warning per bare-metal host type whose node sets together ask for more hosts than
+    the whole inventory of that type holds."""
+    inventory = services.host_inventory
+    if inventory is None:
+        return []
+    asked: dict[str, list[tuple[str, int]]] = {}
+    for key, entry in sorted(obj.spec.node_sets.items()):  # type: ignore[attr-defined]
+        if entry.host_type and entry.size > 0:
+            asked.setdefault(entry.host_type, []).append((key, entry.size))
+    if not asked:
+        return []
+    kind = registry.get("host_type")
+    async with services.store.read(snapshot=False) as tx:
+        host_types = await tx.find(kind, LIVE[kind.name].c.id.in_(sorted(asked)))
+    warnings: list[str] = []
+    for host_type in sorted(host_types, key=lambda h: h.metadata.name):  # type: ignore[attr-defined]
+        if not is_bare_metal(host_type):
+            continue
+        name = host_type.metadata.name  # type: ignore[attr-defined]
+        sets = asked[host_type.id]  # type: ignore[attr-defined]
+        wanted = sum(size for _, size in sets)
+        total = await inventory(name)
+        if wanted <= total:
+            continue
+        keys = ", ".join(f"'{key}'" for key, _ in sets)
+        who = f"node set {keys} asks" if len(sets) == 1 else f"node sets {keys} ask together"
+        warnings.append(
+            f"{who} for {wanted} hosts of type '{name}', but the inventory has {total} in all; "
+            f"the cluster waits for hosts until a provider admin adds {wanted - total} more"
+        )
+    return warnings
