@@ -1,9 +1,12 @@
 """Random and mutated messages to every gRPC method: never INTERNAL or UNKNOWN (issue #16).
 
 For each method of every served service, as a provider admin and as a tenant admin: garbage
-bytes, random bytes (hypothesis), and the serialised request with values out of bounds and then
-truncated or with bytes flipped. Any answer is fine except a server error. The budget is small
-(``EXAMPLES`` per method); ``OSAC_FUZZ_EXAMPLES=200`` runs a longer one (docs/testing.md).
+bytes, random bytes, and the serialised request with values out of bounds and then truncated or
+with bytes flipped (a seeded sweep, ``EXAMPLES`` per method). Then hypothesis draws the method,
+the role and the message (random bytes, or a request of awkward values that it may truncate or
+flip a bit of) and shrinks whatever server error it finds to a minimal example. Any answer is
+fine except a server error. The budgets are small; ``OSAC_FUZZ_EXAMPLES=200`` runs longer ones
+(docs/testing.md).
 """
 
 from __future__ import annotations
@@ -13,8 +16,10 @@ import os
 import random
 
 import grpc
-from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.descriptor import FieldDescriptor, MethodDescriptor
 from google.protobuf.message import Message
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from osac.auth.subject import Role
 from osac.model import protos
@@ -84,3 +89,66 @@ async def test_no_grpc_method_answers_a_server_error(server) -> None:
         found = await _server_errors(channel, server.token(Role.TENANT_ADMIN, ("acme",), user="alice"), services, rng)
         found += await _server_errors(channel, server.token(Role.PROVIDER_ADMIN, user="root"), services, rng)
     assert found == []
+
+
+#: Values hypothesis puts in a request's top-level fields, beside its own.
+AWKWARD_STRINGS = st.one_of(st.sampled_from(["\x00", "a" * 5000, "this.id == 1/0", "é\x07", ""]), st.text(max_size=40))
+AWKWARD_INTEGERS = st.one_of(st.sampled_from([-1, 0, 1001, 2**31 - 1, -(2**31)]), st.integers(-(2**31), 2**31 - 1))
+
+
+@st.composite
+def _payload(draw: st.DrawFn, method: MethodDescriptor) -> bytes:
+    if draw(st.booleans()):
+        return draw(st.binary(min_size=1, max_size=64))
+    cls = protos.message_class(method.input_type.full_name)
+    message = cls()
+    for field in cls.DESCRIPTOR.fields:
+        if field.is_repeated or field.type == FieldDescriptor.TYPE_MESSAGE or not draw(st.booleans()):
+            continue
+        if field.type == FieldDescriptor.TYPE_STRING:
+            setattr(message, field.name, draw(AWKWARD_STRINGS))
+        elif field.type in (FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_INT64):
+            setattr(message, field.name, draw(AWKWARD_INTEGERS))
+        elif field.type == FieldDescriptor.TYPE_BOOL:
+            setattr(message, field.name, draw(st.booleans()))
+    data = bytearray(message.SerializeToString())
+    if data:
+        cut = draw(st.sampled_from(["none", "flip", "truncate"]))
+        at = draw(st.integers(0, len(data) - 1))
+        if cut == "flip":
+            data[at] ^= 1 << draw(st.integers(0, 7))
+        elif cut == "truncate":
+            del data[at:]
+    return bytes(data)
+
+
+@st.composite
+def _requests(draw: st.DrawFn, services: list[str]) -> tuple[MethodDescriptor, str, bytes]:
+    service = draw(st.sampled_from(services))
+    method = draw(st.sampled_from(list(protos.service_descriptor(service).methods)))
+    return method, draw(st.sampled_from(["tenant", "provider"])), draw(_payload(method))
+
+
+@settings(max_examples=max(EXAMPLES * 25, 100), deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(data=st.data())
+async def test_hypothesis_finds_no_grpc_server_error(server, data: st.DataObject) -> None:
+    services = sorted(server.app.endpoints.by_service)
+    method, role, payload = data.draw(_requests(services))
+    token = (server.token(Role.TENANT_ADMIN, ("acme",), user="alice") if role == "tenant"
+             else server.token(Role.PROVIDER_ADMIN, user="root"))
+    path = f"/{method.containing_service.full_name}/{method.name}"
+    metadata = (("authorization", f"Bearer {token}"),)
+    async with grpc.aio.insecure_channel(server.grpc_target) as channel:
+        try:
+            if method.server_streaming:
+                call = channel.unary_stream(path)(payload, metadata=metadata, timeout=0.5)
+                async for _ in call:
+                    break
+                call.cancel()
+            else:
+                await channel.unary_unary(path)(payload, metadata=metadata, timeout=10)
+        except grpc.aio.AioRpcError as error:
+            assert error.code() not in SERVER_ERRORS, f"{path} {payload!r}: {error.code().name} {error.details()}"
+        except asyncio.CancelledError:
+            pass
