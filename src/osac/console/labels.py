@@ -72,6 +72,9 @@ SUBNET_STATES: dict[int, Label] = {
     5: Label("Delete failed", "red"),
 }
 
+#: Virtual networks, security groups and NAT gateways share the subnets' states.
+NETWORK_STATES = SUBNET_STATES
+
 NODE_SET_STATES: dict[int, Label] = {
     1: Label("PROVISIONING", "blue"),
     2: Label("READY", "green"),

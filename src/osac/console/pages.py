@@ -225,16 +225,93 @@ async def bare_metal_list(visit: Visit) -> Response:
                       live_kinds=("bare_metal_instance",), can_create=visit.allows("bare_metal_instance", Method.CREATE))
 
 
-async def subnet_list(visit: Visit) -> Response:
+def _network_view(visit: Visit) -> networking.NetworkView:
+    collection = visit.request.path_params["collection"]
+    view = networking.VIEWS.get(collection)
+    if view is None:
+        raise NotFound(f"no networking page '{collection}'; there are {', '.join(networking.VIEWS)}")
+    return view
+
+
+async def _network_names(visit: Visit, view: networking.NetworkView, items: list[Message]) -> networking.Names:
+    names: dict[str, dict[str, str]] = {}
+    for kind, ids_of in view.refs.items():
+        names[kind] = await visit.reads.names(kind, [i for item in items for i in ids_of(item)])
+    if view.kind == "external_ip":
+        names["attached"] = await _attached_to(visit, {item.id for item in items})  # type: ignore[attr-defined]
+    return names
+
+
+async def _attached_to(visit: Visit, address_ids: set[str]) -> dict[str, str]:
+    """What each external IP is attached to (``VM web-vm``), from the caller's attachments."""
+    targets: dict[str, tuple[str, str]] = {}
+    for attachment in (await visit.reads.all("external_ip_attachment")).items:
+        spec = attachment.spec  # type: ignore[attr-defined]
+        which = spec.WhichOneof("target")
+        if spec.external_ip in address_ids and which is not None:
+            targets[spec.external_ip] = (which, getattr(spec, which))
+    found: dict[str, str] = {}
+    for which, noun in networking.ATTACHMENT_TARGETS.items():
+        ids = [target for kind, target in targets.values() if kind == which]
+        names = await visit.reads.names(networking.TARGET_KINDS[which], ids)
+        for address, (kind, target) in targets.items():
+            if kind == which:
+                found[address] = f"{noun} {names.get(target, target)}"
+    return found
+
+
+async def network_list(visit: Visit) -> Response:
+    view = _network_view(visit)
     query = parse_query(visit.request.query_params, (CREATED,), ("name", "tenant"))
     expression = " && ".join(_common_filters(visit, query))
-    listing = await visit.reads.page("subnet", offset=query.offset, limit=query.per_page, filter=expression)
-    networks = await visit.reads.names("virtual_network", [s.spec.virtual_network for s in listing.items])  # type: ignore[attr-defined]
-    deletable = {s.id for s in listing.items if visit.allows("subnet", Method.DELETE, s)}  # type: ignore[attr-defined]
-    return visit.page("subnets.html", title="Subnets", rows=[networking.subnet_row(s, networks) for s in listing.items],
-                      deletable=deletable,
+    listing = await visit.reads.page(view.kind, offset=query.offset, limit=query.per_page, filter=expression)
+    names = await _network_names(visit, view, listing.items)
+    deletable = {o.id for o in listing.items if visit.allows(view.kind, Method.DELETE, o)}  # type: ignore[attr-defined]
+    return visit.page("network_list.html", title=view.title, view=view,
+                      rows=[view.row(o, names) for o in listing.items], deletable=deletable,
+                      can_create=view.fill is not None and visit.allows(view.kind, Method.CREATE),
                       query=query, pager=Pagination(query.page, query.per_page, listing.total),
-                      revision=listing.revision, live_kinds=("subnet",), notice=visit.request.query_params.get("notice"))
+                      revision=listing.revision, live_kinds=(view.kind,), notice=visit.request.query_params.get("notice"))
+
+
+async def network_form(visit: Visit, error: str = "", values: dict[str, str] | None = None,
+                       status: int = 200) -> Response:
+    view = _network_view(visit)
+    if view.fill is None:
+        raise NotFound(f"{view.title.lower()} are not created in the console")
+    choices: dict[str, list[tuple[str, str]]] = {}
+    for item in view.form:
+        if item.choices_of:
+            objects = (await visit.reads.all(item.choices_of)).items
+            choices[item.name] = sorted(((o.id, o.metadata.name) for o in objects), key=lambda c: c[1])  # type: ignore[attr-defined]
+        else:
+            choices[item.name] = list(item.choices)
+    response = visit.page("network_new.html", title=f"Create a {view.noun}", view=view, choices=choices,
+                          error=error, values=values or {}, tenant_choices=visit.caller.subject.tenants)
+    response.status_code = status
+    return response
+
+
+async def new_network(visit: Visit) -> Response:
+    return await network_form(visit)
+
+
+async def create_network(visit: Visit) -> Response:
+    view = _network_view(visit)
+    if view.fill is None:
+        raise NotFound(f"{view.title.lower()} are not created in the console")
+    form = await _form(visit)
+    service = visit.reads.deps.services[view.kind]
+    obj: Any = service.kind.private_class()()
+    obj.metadata.name = form.get("name", "").strip()
+    if form.get("tenant"):
+        obj.metadata.tenant = form["tenant"]
+    try:
+        view.fill(obj, form)
+        await service.create(visit.caller, obj)
+    except ServiceError as error:
+        return await network_form(visit, error.message, form, error.http_status)
+    return _back(f"/networking/{view.collection}", f"{view.noun[:1].upper()}{view.noun[1:]} {obj.metadata.name} created")
 
 
 # -- details ---------------------------------------------------------------------------------------
@@ -413,7 +490,7 @@ async def scale_cluster(visit: Visit) -> Response:
 async def confirm_delete(visit: Visit) -> Response:
     kind, collection, noun = _kind_of(visit)
     obj = await visit.reads.get(kind, visit.request.path_params["id"])
-    back = f"/{collection}" if kind == "subnet" else f"/{collection}/{obj.id}"  # type: ignore[attr-defined]
+    back = f"/{collection}" if collection.startswith("networking/") else f"/{collection}/{obj.id}"  # type: ignore[attr-defined]
     return visit.page("confirm_delete.html", title=f"Delete {obj.metadata.name}", obj=obj,  # type: ignore[attr-defined]
                       collection=collection, what=noun, back=back)
 
@@ -422,7 +499,8 @@ async def delete_object(visit: Visit) -> Response:
     kind, collection, _ = _kind_of(visit)
     object_id = visit.request.path_params["id"]
     await visit.reads.deps.services[kind].delete(visit.caller, object_id)
-    return _back(f"/{collection}" if kind == "subnet" else f"/{collection}/{object_id}", "Deletion requested")
+    return _back(f"/{collection}" if collection.startswith("networking/") else f"/{collection}/{object_id}",
+                 "Deletion requested")
 
 
 async def kubeconfig(visit: Visit) -> Response:
@@ -472,7 +550,7 @@ async def bare_metal_action(visit: Visit) -> Response:
 DELETABLE = {"clusters": ("cluster", "clusters", "cluster"),
              "compute-instances": ("compute_instance", "compute-instances", "virtual machine"),
              "baremetal-instances": ("bare_metal_instance", "baremetal-instances", "bare-metal instance"),
-             "networking/subnets": ("subnet", "networking/subnets", "subnet")}
+             **{f"networking/{c}": (v.kind, f"networking/{c}", v.noun) for c, v in networking.VIEWS.items()}}
 
 
 def _kind_of(visit: Visit) -> tuple[str, str, str]:
