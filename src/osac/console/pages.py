@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from osac.auth import policy
-from osac.console import clusters, compute, networking
+from osac.console import catalogue, clusters, compute, networking
 from osac.console.labels import (
     BARE_METAL_STATE_NAMES,
     BARE_METAL_STATES,
@@ -442,11 +442,13 @@ ADMIN_LISTS = {
 
 
 async def admin_list(visit: Visit) -> Response:
+    which = visit.request.path_params["which"]
+    if which in catalogue.VIEWS:
+        return await catalogue_page(visit, catalogue.VIEWS[which])
     if not visit.is_admin:
         raise PermissionDenied("the cross-tenant lists are for provider admins")
-    which = visit.request.path_params["which"]
     if which not in ADMIN_LISTS:
-        raise NotFound(f"no admin list '{which}'; there are {', '.join(ADMIN_LISTS)}")
+        raise NotFound(f"no admin list '{which}'; there are {', '.join([*ADMIN_LISTS, *catalogue.VIEWS])}")
     title, expression, message_condition = ADMIN_LISTS[which]
     listing = await visit.reads.all("cluster", expression)
     rows = []
@@ -459,6 +461,15 @@ async def admin_list(visit: Visit) -> Response:
     rows.sort(key=lambda item: (item[0], item[1].row.id))  # oldest stage entry (largest age) first
     return visit.page("admin_list.html", title=title, which=which, rows=[(d, m) for _, d, m in rows],
                       total=listing.total, revision=listing.revision, live_kinds=("cluster",))
+
+
+async def catalogue_page(visit: Visit, view: catalogue.CatalogueView) -> Response:
+    """A provider admin's catalogue list; for anyone else there is no such page."""
+    if not visit.is_admin:
+        raise NotFound(f"no page at {visit.request.url.path}")
+    listing = await visit.reads.all(view.kind)
+    return visit.page("catalogue.html", title=view.title, view=view, rows=[view.row(o) for o in listing.items],
+                      total=listing.total, revision=listing.revision, live_kinds=(view.kind,))
 
 
 # -- actions ---------------------------------------------------------------------------------------
