@@ -20,40 +20,6 @@ from osac.services.core.errors import InvalidArgument
 Cell = str | Label
 
 
-@dataclass(frozen=True)
-class SubnetRow:
-    id: str
-    name: str
-    tenant: str
-    version: int
-    virtual_network: str
-    cidr: str
-    gateway: str
-    vip_range: str
-    available: str
-    state: Label
-    message: str
-
-
-def subnet_row(subnet: Message, networks: Mapping[str, str]) -> SubnetRow:
-    meta = subnet.metadata  # type: ignore[attr-defined]
-    spec = subnet.spec  # type: ignore[attr-defined]
-    status = subnet.status  # type: ignore[attr-defined]
-    return SubnetRow(
-        id=subnet.id,  # type: ignore[attr-defined]
-        name=meta.name,
-        tenant=meta.tenant,
-        version=meta.version,
-        virtual_network=networks.get(spec.virtual_network, spec.virtual_network) or "-",
-        cidr=_cidrs(spec),
-        gateway=status.gateway or "-",
-        vip_range=status.vip_range or "-",
-        available=str(status.available_addresses) if status.state else "-",
-        state=state_label(SUBNET_STATES, status.state),
-        message=status.message,
-    )
-
-
 def _cidrs(spec: Any) -> str:
     return ", ".join(c for c in (spec.ipv4_cidr, spec.ipv6_cidr) if c) or "-"
 
@@ -103,6 +69,12 @@ class NetworkView:
     form: tuple[Field, ...] = ()
     #: Fill a new message from the submitted form. :raises InvalidArgument: naming the field.
     fill: Callable[[Any, Mapping[str, str]], None] | None = None
+    #: Other kinds whose changes alter the rows (an external IP's attachments).
+    also_live: tuple[str, ...] = ()
+
+    @property
+    def live_kinds(self) -> tuple[str, ...]:
+        return (self.kind, *self.also_live)
 
 
 def _base(obj: Message, cells: Sequence[Cell], states: dict[int, Label], details: Sequence[str] = ()) -> NetRow:
@@ -124,10 +96,12 @@ def virtual_network_row(vn: Message, names: Names) -> NetRow:
     return _base(vn, [_name(names, "network_class", spec.network_class), _cidrs(spec)], NETWORK_STATES)
 
 
-def subnet_net_row(subnet: Message, names: Names) -> NetRow:
-    row = subnet_row(subnet, names.get("virtual_network", {}))
-    return NetRow(row.id, row.name, row.tenant, row.version,
-                  (row.virtual_network, row.cidr, row.gateway, row.vip_range, row.available), row.state, row.message)
+def subnet_row(subnet: Message, names: Names) -> NetRow:
+    spec = subnet.spec  # type: ignore[attr-defined]
+    status = subnet.status  # type: ignore[attr-defined]
+    return _base(subnet, [_name(names, "virtual_network", spec.virtual_network), _cidrs(spec), status.gateway or "-",
+                          status.vip_range or "-", str(status.available_addresses) if status.state else "-"],
+                 SUBNET_STATES)
 
 
 PROTOCOLS = {1: "TCP", 2: "UDP", 3: "ICMP", 4: "ALL"}
@@ -223,7 +197,7 @@ VIEWS: dict[str, NetworkView] = {view.collection: view for view in (
                       CIDR_FIELD),
                 fill=_fill_virtual_network),
     NetworkView("subnet", "subnets", "Subnets", "subnet",
-                ("Virtual network", "CIDR", "Gateway", "VIP range", "Available addresses"), subnet_net_row,
+                ("Virtual network", "CIDR", "Gateway", "VIP range", "Available addresses"), subnet_row,
                 refs={"virtual_network": _virtual_network_of},
                 form=(VN_FIELD, Field("ipv4_cidr", "IPv4 CIDR (inside the network's)", required=True,
                                       placeholder="10.20.1.0/24")),
@@ -241,7 +215,7 @@ VIEWS: dict[str, NetworkView] = {view.collection: view for view in (
                 ("Address", "Pool", "Attached to"), external_ip_row,
                 refs={"external_ip_pool": lambda o: [o.status.pool or o.spec.pool]},  # type: ignore[attr-defined]
                 form=(Field("pool", "Pool", required=True, choices_of="external_ip_pool"),),
-                fill=_fill_external_ip),
+                fill=_fill_external_ip, also_live=("external_ip_attachment",)),
     NetworkView("nat_gateway", "nat-gateways", "NAT gateways", "NAT gateway",
                 ("Virtual network", "External IP"), nat_gateway_row,
                 refs={"virtual_network": _virtual_network_of,

@@ -271,7 +271,7 @@ async def network_list(visit: Visit) -> Response:
                       rows=[view.row(o, names) for o in listing.items], deletable=deletable,
                       can_create=view.fill is not None and visit.allows(view.kind, Method.CREATE),
                       query=query, pager=Pagination(query.page, query.per_page, listing.total),
-                      revision=listing.revision, live_kinds=(view.kind,), notice=visit.request.query_params.get("notice"))
+                      revision=listing.revision, live_kinds=view.live_kinds, notice=visit.request.query_params.get("notice"))
 
 
 async def network_form(visit: Visit, error: str = "", values: dict[str, str] | None = None,
