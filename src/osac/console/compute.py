@@ -1,4 +1,4 @@
-"""What the compute-instance (VM) pages show, computed from a compute instance message and ``now``."""
+"""What the compute pages show (VMs and bare-metal instances), computed from their messages and ``now``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from datetime import datetime
 from google.protobuf.message import Message
 
 from osac.console.clusters import ConditionRow, Moment, condition_rows
-from osac.console.labels import COMPUTE_STATES, Label, state_label
+from osac.console.labels import BARE_METAL_STATES, COMPUTE_STATES, Label, state_label
 
 #: run_strategy values (compute_instance_type.proto): Always runs the VM, Halted stops it.
 RUNNING = "Always"
@@ -33,6 +33,7 @@ class NicRow:
     subnet: str
     address: str
     primary: bool
+    interface: str = ""
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,67 @@ def vm_detail(vm: Message, now: datetime, subnet_names: dict[str, str], template
         nics=tuple(
             NicRow(subnet_names.get(nic.subnet, nic.subnet) or "-", nic.ip_address or "-", nic.primary)
             for nic in status.compute_network_attachment_statuses
+        ),
+        conditions=condition_rows(status.conditions, now),
+    )
+
+
+#: spec.run_strategy of a bare-metal instance (an enum): ALWAYS keeps the host on, HALTED off.
+BARE_METAL_POWER = {0: "Always", 1: "Always", 2: "Halted"}
+BARE_METAL_RUNNING = 1
+BARE_METAL_HALTED = 2
+
+
+@dataclass(frozen=True)
+class BareMetalRow:
+    id: str
+    name: str
+    tenant: str
+    version: int
+    state: Label
+    host_type: str
+    addresses: str
+    created: Moment | None
+
+
+@dataclass(frozen=True)
+class BareMetalDetail:
+    row: BareMetalRow
+    run_strategy: str
+    host: str
+    state_since: Moment | None
+    nics: tuple[NicRow, ...]
+    conditions: tuple[ConditionRow, ...]
+
+
+def bare_metal_row(bmi: Message, now: datetime, host_types: dict[str, str]) -> BareMetalRow:
+    meta = bmi.metadata  # type: ignore[attr-defined]
+    status = bmi.status  # type: ignore[attr-defined]
+    host_type = bmi.spec.host_type  # type: ignore[attr-defined]
+    return BareMetalRow(
+        id=bmi.id,  # type: ignore[attr-defined]
+        name=meta.name,
+        tenant=meta.tenant,
+        version=meta.version,
+        state=state_label(BARE_METAL_STATES, status.state),
+        host_type=host_types.get(host_type, host_type) or "-",
+        addresses=", ".join(a.ip_address for a in status.network_attachment_statuses if a.ip_address) or "-",
+        created=Moment.of(meta.creation_timestamp if meta.HasField("creation_timestamp") else None, now),
+    )
+
+
+def bare_metal_detail(bmi: Message, now: datetime, subnet_names: dict[str, str],
+                      host_types: dict[str, str]) -> BareMetalDetail:
+    status = bmi.status  # type: ignore[attr-defined]
+    return BareMetalDetail(
+        row=bare_metal_row(bmi, now, host_types),
+        run_strategy=BARE_METAL_POWER.get(bmi.spec.run_strategy, str(bmi.spec.run_strategy)),  # type: ignore[attr-defined]
+        host=getattr(status, "host", "") or "-",
+        state_since=Moment.of(status.state_transition_time if status.HasField("state_transition_time") else None, now),
+        nics=tuple(
+            NicRow(subnet_names.get(nic.subnet, nic.subnet) or "-", nic.ip_address or "-", nic.primary,
+                   nic.interface or "-")
+            for nic in status.network_attachment_statuses
         ),
         conditions=condition_rows(status.conditions, now),
     )

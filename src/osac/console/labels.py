@@ -49,6 +49,21 @@ COMPUTE_STATE_NAMES: dict[str, int] = {
     "DELETE_FAILED": 8,
 }
 
+BARE_METAL_STATES: dict[int, Label] = {
+    1: Label("Provisioning", "blue"),
+    2: Label("Running", "green"),
+    3: Label("Failed", "red"),
+    4: Label("Deleting", "grey"),
+    5: Label("Starting", "blue"),
+    6: Label("Stopping", "blue"),
+    7: Label("Stopped", "grey"),
+    8: Label("Delete failed", "red"),
+}
+BARE_METAL_STATE_NAMES: dict[str, int] = {
+    "PROVISIONING": 1, "RUNNING": 2, "FAILED": 3, "DELETING": 4, "STARTING": 5, "STOPPING": 6, "STOPPED": 7,
+    "DELETE_FAILED": 8,
+}
+
 SUBNET_STATES: dict[int, Label] = {
     1: Label("Pending", "blue"),
     2: Label("Ready", "green"),
@@ -56,6 +71,9 @@ SUBNET_STATES: dict[int, Label] = {
     4: Label("Deleting", "grey"),
     5: Label("Delete failed", "red"),
 }
+
+#: Virtual networks, security groups and NAT gateways share the subnets' states.
+NETWORK_STATES = SUBNET_STATES
 
 NODE_SET_STATES: dict[int, Label] = {
     1: Label("PROVISIONING", "blue"),

@@ -1,44 +1,228 @@
-"""What the networking pages show, computed from networking messages."""
+"""What the networking pages show, computed from networking messages, and how their create forms
+become messages.
+
+Every networking list has the same shape (name, tenant for admins, the kind's own cells, state,
+delete) so one template renders them all from a ``NetworkView``: its columns, a row builder and,
+for kinds the console creates, its form fields and the message they make.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 from google.protobuf.message import Message
 
-from osac.console.labels import SUBNET_STATES, Label, state_label
+from osac.console.labels import NETWORK_STATES, SUBNET_STATES, Label, state_label
+from osac.services.core.errors import InvalidArgument
+
+Cell = str | Label
+
+
+def _cidrs(spec: Any) -> str:
+    return ", ".join(c for c in (spec.ipv4_cidr, spec.ipv6_cidr) if c) or "-"
 
 
 @dataclass(frozen=True)
-class SubnetRow:
+class NetRow:
+    """One row of a networking list: the kind's cells between the name (and tenant) and the state;
+    ``details`` are lines shown under the row (a security group's rules)."""
+
     id: str
     name: str
     tenant: str
     version: int
-    virtual_network: str
-    cidr: str
-    gateway: str
-    vip_range: str
-    available: str
+    cells: tuple[Cell, ...]
     state: Label
     message: str
+    details: tuple[str, ...] = ()
 
 
-def subnet_row(subnet: Message, networks: dict[str, str]) -> SubnetRow:
-    meta = subnet.metadata  # type: ignore[attr-defined]
+#: Names of referenced objects by kind, then by id: what a row builder shows instead of ids.
+Names = Mapping[str, Mapping[str, str]]
+
+
+@dataclass(frozen=True)
+class Field:
+    """A create form field: a text box, or a select of ``(value, text)`` choices read by the page
+    from ``choices_of`` (a kind name) or given."""
+
+    name: str
+    text: str
+    required: bool = False
+    choices_of: str = ""
+    choices: tuple[tuple[str, str], ...] = ()
+    placeholder: str = ""
+
+
+@dataclass(frozen=True)
+class NetworkView:
+    kind: str
+    collection: str  # the path under /networking/
+    title: str
+    noun: str
+    columns: tuple[str, ...]
+    row: Callable[[Message, Names], NetRow]
+    #: Kinds whose names the rows show: kind name -> how to find the referenced ids in an object.
+    refs: Mapping[str, Callable[[Message], Sequence[str]]] = field(default_factory=dict)
+    form: tuple[Field, ...] = ()
+    #: Fill a new message from the submitted form. :raises InvalidArgument: naming the field.
+    fill: Callable[[Any, Mapping[str, str]], None] | None = None
+    #: Other kinds whose changes alter the rows (an external IP's attachments).
+    also_live: tuple[str, ...] = ()
+
+    @property
+    def live_kinds(self) -> tuple[str, ...]:
+        return (self.kind, *self.also_live)
+
+
+def _base(obj: Message, cells: Sequence[Cell], states: dict[int, Label], details: Sequence[str] = ()) -> NetRow:
+    meta = obj.metadata  # type: ignore[attr-defined]
+    status = obj.status  # type: ignore[attr-defined]
+    return NetRow(obj.id, meta.name, meta.tenant, meta.version, tuple(cells),  # type: ignore[attr-defined]
+                  state_label(states, status.state), status.message, tuple(details))
+
+
+def _name(names: Names, kind: str, object_id: str) -> str:
+    return names.get(kind, {}).get(object_id, object_id) or "-"
+
+
+# -- rows --------------------------------------------------------------------------------------------
+
+
+def virtual_network_row(vn: Message, names: Names) -> NetRow:
+    spec = vn.spec  # type: ignore[attr-defined]
+    return _base(vn, [_name(names, "network_class", spec.network_class), _cidrs(spec)], NETWORK_STATES)
+
+
+def subnet_row(subnet: Message, names: Names) -> NetRow:
     spec = subnet.spec  # type: ignore[attr-defined]
     status = subnet.status  # type: ignore[attr-defined]
-    cidrs = [c for c in (spec.ipv4_cidr, spec.ipv6_cidr) if c]
-    return SubnetRow(
-        id=subnet.id,  # type: ignore[attr-defined]
-        name=meta.name,
-        tenant=meta.tenant,
-        version=meta.version,
-        virtual_network=networks.get(spec.virtual_network, spec.virtual_network) or "-",
-        cidr=", ".join(cidrs) or "-",
-        gateway=status.gateway or "-",
-        vip_range=status.vip_range or "-",
-        available=str(status.available_addresses) if status.state else "-",
-        state=state_label(SUBNET_STATES, status.state),
-        message=status.message,
-    )
+    return _base(subnet, [_name(names, "virtual_network", spec.virtual_network), _cidrs(spec), status.gateway or "-",
+                          status.vip_range or "-", str(status.available_addresses) if status.state else "-"],
+                 SUBNET_STATES)
+
+
+PROTOCOLS = {1: "TCP", 2: "UDP", 3: "ICMP", 4: "ALL"}
+
+
+def rule_text(rule: Any, direction: str) -> str:
+    """``Inbound TCP 22 from 0.0.0.0/0`` (ports as a range when they differ; ALL and ICMP have none)."""
+    protocol = PROTOCOLS.get(rule.protocol, str(rule.protocol))
+    ports = ""
+    if rule.port_from or rule.port_to:
+        ports = f" {rule.port_from}" if rule.port_from == rule.port_to else f" {rule.port_from}-{rule.port_to}"
+    peers = ", ".join(c for c in (rule.ipv4_cidr, rule.ipv6_cidr) if c) or "anywhere"
+    return f"{direction} {protocol}{ports} {'from' if direction == 'Inbound' else 'to'} {peers}"
+
+
+def security_group_row(group: Message, names: Names) -> NetRow:
+    spec = group.spec  # type: ignore[attr-defined]
+    rules = [rule_text(r, "Inbound") for r in spec.ingress] + [rule_text(r, "Outbound") for r in spec.egress]
+    return _base(group, [_name(names, "virtual_network", spec.virtual_network), str(len(spec.ingress)),
+                         str(len(spec.egress))], NETWORK_STATES, rules)
+
+
+def external_ip_row(address: Message, names: Names) -> NetRow:
+    status = address.status  # type: ignore[attr-defined]
+    pool = status.pool or address.spec.pool  # type: ignore[attr-defined]
+    attached = names.get("attached", {}).get(address.id, "-")  # type: ignore[attr-defined]
+    return _base(address, [status.address or "-", _name(names, "external_ip_pool", pool), attached], EXTERNAL_IP_STATES)
+
+
+def nat_gateway_row(gateway: Message, names: Names) -> NetRow:
+    spec = gateway.spec  # type: ignore[attr-defined]
+    return _base(gateway, [_name(names, "virtual_network", spec.virtual_network),
+                           _name(names, "external_ip", spec.external_ip)], NETWORK_STATES)
+
+
+EXTERNAL_IP_STATES: dict[int, Label] = {
+    1: Label("Pending", "blue"), 2: Label("Allocated", "green"), 3: Label("Failed", "red"),
+    4: Label("Deleting", "grey"), 5: Label("Delete failed", "red"),
+}
+
+
+# -- forms -------------------------------------------------------------------------------------------
+
+
+def _fill_virtual_network(vn: Any, form: Mapping[str, str]) -> None:
+    vn.spec.network_class = form.get("network_class", "")
+    vn.spec.ipv4_cidr = form.get("ipv4_cidr", "").strip()
+
+
+def _fill_subnet(subnet: Any, form: Mapping[str, str]) -> None:
+    subnet.spec.virtual_network = form.get("virtual_network", "")
+    subnet.spec.ipv4_cidr = form.get("ipv4_cidr", "").strip()
+
+
+PROTOCOL_NUMBERS = {text.lower(): number for number, text in PROTOCOLS.items()}
+
+
+def _fill_security_group(group: Any, form: Mapping[str, str]) -> None:
+    group.spec.virtual_network = form.get("virtual_network", "")
+    protocol = form.get("protocol", "")
+    if not protocol:
+        return  # no inbound rule
+    if protocol not in PROTOCOL_NUMBERS:
+        raise InvalidArgument(f"protocol: '{protocol}' is not a protocol; use one of {', '.join(PROTOCOL_NUMBERS)}")
+    rule = group.spec.ingress.add()
+    rule.protocol = PROTOCOL_NUMBERS[protocol]
+    ports = form.get("ports", "").strip()
+    if ports:
+        low, _, high = ports.partition("-")
+        if not low.isdigit() or (high and not high.isdigit()):
+            raise InvalidArgument(f"ports: '{ports}' is not a port or a range of ports (22 or 8000-8080)")
+        rule.port_from = int(low)
+        rule.port_to = int(high or low)
+    rule.ipv4_cidr = form.get("source", "").strip() or "0.0.0.0/0"
+
+
+def _fill_external_ip(address: Any, form: Mapping[str, str]) -> None:
+    address.spec.pool = form.get("pool", "")
+
+
+def _virtual_network_of(obj: Message) -> Sequence[str]:
+    return [obj.spec.virtual_network]  # type: ignore[attr-defined]
+
+
+VN_FIELD = Field("virtual_network", "Virtual network", required=True, choices_of="virtual_network")
+CIDR_FIELD = Field("ipv4_cidr", "IPv4 CIDR", required=True, placeholder="10.20.0.0/16")
+
+VIEWS: dict[str, NetworkView] = {view.collection: view for view in (
+    NetworkView("virtual_network", "virtual-networks", "Virtual networks", "virtual network",
+                ("Network class", "CIDR"), virtual_network_row,
+                refs={"network_class": lambda o: [o.spec.network_class]},  # type: ignore[attr-defined]
+                form=(Field("network_class", "Network class (empty: the default)", choices_of="network_class"),
+                      CIDR_FIELD),
+                fill=_fill_virtual_network),
+    NetworkView("subnet", "subnets", "Subnets", "subnet",
+                ("Virtual network", "CIDR", "Gateway", "VIP range", "Available addresses"), subnet_row,
+                refs={"virtual_network": _virtual_network_of},
+                form=(VN_FIELD, Field("ipv4_cidr", "IPv4 CIDR (inside the network's)", required=True,
+                                      placeholder="10.20.1.0/24")),
+                fill=_fill_subnet),
+    NetworkView("security_group", "security-groups", "Security groups", "security group",
+                ("Virtual network", "Inbound rules", "Outbound rules"), security_group_row,
+                refs={"virtual_network": _virtual_network_of},
+                form=(VN_FIELD,
+                      Field("protocol", "Inbound rule: protocol (empty: no rule)",
+                            choices=(("", "no inbound rule"),) + tuple((p, p.upper()) for p in PROTOCOL_NUMBERS)),
+                      Field("ports", "Inbound rule: ports", placeholder="22 or 8000-8080"),
+                      Field("source", "Inbound rule: source CIDR", placeholder="0.0.0.0/0")),
+                fill=_fill_security_group),
+    NetworkView("external_ip", "external-ips", "External IPs", "external IP",
+                ("Address", "Pool", "Attached to"), external_ip_row,
+                refs={"external_ip_pool": lambda o: [o.status.pool or o.spec.pool]},  # type: ignore[attr-defined]
+                form=(Field("pool", "Pool", required=True, choices_of="external_ip_pool"),),
+                fill=_fill_external_ip, also_live=("external_ip_attachment",)),
+    NetworkView("nat_gateway", "nat-gateways", "NAT gateways", "NAT gateway",
+                ("Virtual network", "External IP"), nat_gateway_row,
+                refs={"virtual_network": _virtual_network_of,
+                      "external_ip": lambda o: [o.spec.external_ip]}),  # type: ignore[attr-defined]
+)}
+
+#: The targets an external IP attachment names, with the noun the "Attached to" cell shows.
+ATTACHMENT_TARGETS = {"compute_instance": "VM", "cluster": "cluster", "baremetal_instance": "bare metal"}
+TARGET_KINDS = {"compute_instance": "compute_instance", "cluster": "cluster",
+                "baremetal_instance": "bare_metal_instance"}

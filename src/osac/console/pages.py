@@ -17,8 +17,10 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from osac.auth import policy
-from osac.console import clusters, compute, networking
+from osac.console import catalogue, clusters, compute, networking
 from osac.console.labels import (
+    BARE_METAL_STATE_NAMES,
+    BARE_METAL_STATES,
     CLUSTER_STATE_NAMES,
     CLUSTER_STATES,
     COMPUTE_STATE_NAMES,
@@ -29,6 +31,7 @@ from osac.console.security import form_fields
 from osac.console.sessions import Session
 from osac.console.tables import CREATED, Pagination, TableQuery, cel_string, parse_query
 from osac.model.kinds import Method
+from osac.services.baremetal.interfaces import is_bare_metal
 from osac.services.core import access
 from osac.services.core.context import Caller
 from osac.services.core.errors import InvalidArgument, NotFound, PermissionDenied, ServiceError
@@ -36,8 +39,6 @@ from osac.services.core.errors import InvalidArgument, NotFound, PermissionDenie
 STALLED_FILTER = "this.status.conditions.exists(c, c.type == 1 && c.reason == 'Stalled')"
 STAGE_UNKNOWN_FILTER = "this.status.conditions.exists(c, c.type == 1 && c.reason == 'StageUnknown')"
 DEGRADED_FILTER = "this.status.conditions.exists(c, c.type == 4 && c.status == CONDITION_STATUS_TRUE)"
-BARE_METAL_STATES = {1: "Provisioning", 2: "Running", 3: "Failed", 4: "Deleting", 5: "Starting", 6: "Stopping",
-                     7: "Stopped", 8: "Delete failed"}
 
 Render = Callable[..., Response]
 
@@ -85,7 +86,7 @@ async def overview(visit: Visit) -> Response:
     counts = {
         "Clusters": [(CLUSTER_STATES[n].text, clusters.get(n, 0)) for n in CLUSTER_STATES],
         "Virtual machines": [(COMPUTE_STATES[n].text, machines.get(n, 0)) for n in COMPUTE_STATES],
-        "Bare metal": [(label, metal.get(n, 0)) for n, label in BARE_METAL_STATES.items()],
+        "Bare metal": [(BARE_METAL_STATES[n].text, metal.get(n, 0)) for n in BARE_METAL_STATES],
     }
     attention = [
         ("Stalled", await reads.count("cluster", STALLED_FILTER), "/admin/stalled"),
@@ -191,16 +192,126 @@ async def vm_list(visit: Visit) -> Response:
                       can_create=visit.allows("compute_instance", Method.CREATE))
 
 
-async def subnet_list(visit: Visit) -> Response:
+BARE_METAL_SORTS = ("name", "tenant", "state", "host_type", "addresses", CREATED)
+
+
+def _bare_metal_key(sort: str) -> Callable[[compute.BareMetalRow], Any]:
+    if sort == CREATED:
+        return lambda row: (row.created.iso if row.created else "", row.id)
+    if sort == "state":
+        return lambda row: (row.state.text, row.name)
+    return lambda row: (getattr(row, sort), row.id)
+
+
+async def _host_type_names(visit: Visit) -> dict[str, str]:
+    """Host type names by id and by name (``spec.host_type`` may name either)."""
+    names: dict[str, str] = {}
+    for host_type in (await visit.reads.all("host_type")).items:
+        names[host_type.id] = names[host_type.metadata.name] = host_type.metadata.name  # type: ignore[attr-defined]
+    return names
+
+
+async def bare_metal_list(visit: Visit) -> Response:
+    query = parse_query(visit.request.query_params, BARE_METAL_SORTS, ("name", "state", "tenant"))
+    expression = " && ".join(_common_filters(visit, query)
+                             + _state_filter(query, BARE_METAL_STATE_NAMES, "BARE_METAL_INSTANCE_STATE_"))
+    now = visit.now
+    host_types = await _host_type_names(visit)
+    rows, listing = await _listing(visit, "bare_metal_instance", query, expression, _bare_metal_key(query.sort),
+                                   lambda items: [compute.bare_metal_row(b, now, host_types) for b in items])
+    return visit.page("baremetal_list.html", title="Bare-metal instances", rows=rows, query=query,
+                      pager=Pagination(query.page, query.per_page, listing.total), revision=listing.revision,
+                      states=BARE_METAL_STATE_NAMES, state_labels=BARE_METAL_STATES,
+                      live_kinds=("bare_metal_instance",), can_create=visit.allows("bare_metal_instance", Method.CREATE))
+
+
+def _network_view(visit: Visit) -> networking.NetworkView:
+    collection = visit.request.path_params["collection"]
+    view = networking.VIEWS.get(collection)
+    if view is None:
+        raise NotFound(f"no networking page '{collection}'; there are {', '.join(networking.VIEWS)}")
+    return view
+
+
+async def _network_names(visit: Visit, view: networking.NetworkView, items: list[Message]) -> networking.Names:
+    names: dict[str, dict[str, str]] = {}
+    for kind, ids_of in view.refs.items():
+        names[kind] = await visit.reads.names(kind, [i for item in items for i in ids_of(item)])
+    if view.kind == "external_ip":
+        names["attached"] = await _attached_to(visit, {item.id for item in items})  # type: ignore[attr-defined]
+    return names
+
+
+async def _attached_to(visit: Visit, address_ids: set[str]) -> dict[str, str]:
+    """What each external IP is attached to (``VM web-vm``), from the caller's attachments."""
+    targets: dict[str, tuple[str, str]] = {}
+    for attachment in (await visit.reads.all("external_ip_attachment")).items:
+        spec = attachment.spec  # type: ignore[attr-defined]
+        which = spec.WhichOneof("target")
+        if spec.external_ip in address_ids and which is not None:
+            targets[spec.external_ip] = (which, getattr(spec, which))
+    found: dict[str, str] = {}
+    for which, noun in networking.ATTACHMENT_TARGETS.items():
+        ids = [target for kind, target in targets.values() if kind == which]
+        names = await visit.reads.names(networking.TARGET_KINDS[which], ids)
+        for address, (kind, target) in targets.items():
+            if kind == which:
+                found[address] = f"{noun} {names.get(target, target)}"
+    return found
+
+
+async def network_list(visit: Visit) -> Response:
+    view = _network_view(visit)
     query = parse_query(visit.request.query_params, (CREATED,), ("name", "tenant"))
     expression = " && ".join(_common_filters(visit, query))
-    listing = await visit.reads.page("subnet", offset=query.offset, limit=query.per_page, filter=expression)
-    networks = await visit.reads.names("virtual_network", [s.spec.virtual_network for s in listing.items])  # type: ignore[attr-defined]
-    deletable = {s.id for s in listing.items if visit.allows("subnet", Method.DELETE, s)}  # type: ignore[attr-defined]
-    return visit.page("subnets.html", title="Subnets", rows=[networking.subnet_row(s, networks) for s in listing.items],
-                      deletable=deletable,
+    listing = await visit.reads.page(view.kind, offset=query.offset, limit=query.per_page, filter=expression)
+    names = await _network_names(visit, view, listing.items)
+    deletable = {o.id for o in listing.items if visit.allows(view.kind, Method.DELETE, o)}  # type: ignore[attr-defined]
+    return visit.page("network_list.html", title=view.title, view=view,
+                      rows=[view.row(o, names) for o in listing.items], deletable=deletable,
+                      can_create=view.fill is not None and visit.allows(view.kind, Method.CREATE),
                       query=query, pager=Pagination(query.page, query.per_page, listing.total),
-                      revision=listing.revision, live_kinds=("subnet",), notice=visit.request.query_params.get("notice"))
+                      revision=listing.revision, live_kinds=view.live_kinds, notice=visit.request.query_params.get("notice"))
+
+
+async def network_form(visit: Visit, error: str = "", values: dict[str, str] | None = None,
+                       status: int = 200) -> Response:
+    view = _network_view(visit)
+    if view.fill is None:
+        raise NotFound(f"{view.title.lower()} are not created in the console")
+    choices: dict[str, list[tuple[str, str]]] = {}
+    for item in view.form:
+        if item.choices_of:
+            objects = (await visit.reads.all(item.choices_of)).items
+            choices[item.name] = sorted(((o.id, o.metadata.name) for o in objects), key=lambda c: c[1])  # type: ignore[attr-defined]
+        else:
+            choices[item.name] = list(item.choices)
+    response = visit.page("network_new.html", title=f"Create a {view.noun}", view=view, choices=choices,
+                          error=error, values=values or {}, tenant_choices=visit.caller.subject.tenants)
+    response.status_code = status
+    return response
+
+
+async def new_network(visit: Visit) -> Response:
+    return await network_form(visit)
+
+
+async def create_network(visit: Visit) -> Response:
+    view = _network_view(visit)
+    if view.fill is None:
+        raise NotFound(f"{view.title.lower()} are not created in the console")
+    form = await _form(visit)
+    service = visit.reads.deps.services[view.kind]
+    obj: Any = service.kind.private_class()()
+    obj.metadata.name = form.get("name", "").strip()
+    if form.get("tenant"):
+        obj.metadata.tenant = form["tenant"]
+    try:
+        view.fill(obj, form)
+        await service.create(visit.caller, obj)
+    except ServiceError as error:
+        return await network_form(visit, error.message, form, error.http_status)
+    return _back(f"/networking/{view.collection}", f"{view.noun[:1].upper()}{view.noun[1:]} {obj.metadata.name} created")
 
 
 # -- details ---------------------------------------------------------------------------------------
@@ -233,6 +344,20 @@ async def vm_page(visit: Visit) -> Response:
     return visit.page("vm.html", title=f"Virtual machine {detail.row.name}", v=detail, can=can,
                       events=[_event_row(e, visit.now) for e in events.items], revision=events.revision,
                       object_id=vm_id, shown_version=detail.row.version, live_kinds=("compute_instance",), notice=visit.request.query_params.get("notice"))
+
+
+async def bare_metal_page(visit: Visit) -> Response:
+    bmi_id = visit.request.path_params["id"]
+    events = await visit.reads.events(f"this.object_id == {cel_string(bmi_id)}", newest=10)
+    bmi = await visit.reads.get("bare_metal_instance", bmi_id)
+    subnets = await visit.reads.names("subnet", [n.subnet for n in bmi.status.network_attachment_statuses])  # type: ignore[attr-defined]
+    detail = compute.bare_metal_detail(bmi, visit.now, subnets, await _host_type_names(visit))
+    can = {"update": visit.allows("bare_metal_instance", Method.UPDATE, bmi),
+           "delete": visit.allows("bare_metal_instance", Method.DELETE, bmi)}
+    return visit.page("baremetal.html", title=f"Bare-metal instance {detail.row.name}", b=detail, can=can,
+                      events=[_event_row(e, visit.now) for e in events.items], revision=events.revision,
+                      object_id=bmi_id, shown_version=detail.row.version, live_kinds=("bare_metal_instance",),
+                      notice=visit.request.query_params.get("notice"))
 
 
 # -- create forms ----------------------------------------------------------------------------------
@@ -271,6 +396,42 @@ async def create_vm(visit: Visit) -> Response:
     return _back(f"/compute-instances/{created.id}", "Virtual machine created")  # type: ignore[attr-defined]
 
 
+async def bare_metal_form(visit: Visit, error: str = "", values: dict[str, str] | None = None,
+                          status: int = 200) -> Response:
+    host_types = sorted(t.metadata.name for t in (await visit.reads.all("host_type")).items  # type: ignore[attr-defined]
+                        if is_bare_metal(t))
+    response = visit.page("baremetal_new.html", title="Create a bare-metal instance", host_types=host_types,
+                          error=error, values=values or {}, tenant_choices=visit.caller.subject.tenants)
+    response.status_code = status
+    return response
+
+
+async def new_bare_metal(visit: Visit) -> Response:
+    return await bare_metal_form(visit)
+
+
+async def create_bare_metal(visit: Visit) -> Response:
+    """A bare-metal instance of a host type; omitted network attachments are the tenant's defaults
+    (the server fills them in), external access in the same call when the box is ticked."""
+    form = await _form(visit)
+    service = visit.reads.deps.services["bare_metal_instance"]
+    bmi = service.kind.private_class()()
+    bmi.metadata.name = form.get("name", "").strip()  # type: ignore[attr-defined]
+    if form.get("tenant"):
+        bmi.metadata.tenant = form["tenant"]  # type: ignore[attr-defined]
+    bmi.spec.host_type = form.get("host_type", "")  # type: ignore[attr-defined]
+    if form.get("image", "").strip():
+        bmi.spec.image.source_type = "registry"  # type: ignore[attr-defined]
+        bmi.spec.image.source_ref = form["image"].strip()  # type: ignore[attr-defined]
+    bmi.spec.ssh_public_key = form.get("ssh_public_key", "").strip()  # type: ignore[attr-defined]
+    bmi.spec.auto_external_ip_attachment = form.get("external_access") == "on"  # type: ignore[attr-defined]
+    try:
+        created = await service.create(visit.caller, bmi)
+    except ServiceError as error:
+        return await bare_metal_form(visit, error.message, form, error.http_status)
+    return _back(f"/baremetal-instances/{created.id}", "Bare-metal instance created")  # type: ignore[attr-defined]
+
+
 # -- admin lists -----------------------------------------------------------------------------------
 
 ADMIN_LISTS = {
@@ -281,11 +442,13 @@ ADMIN_LISTS = {
 
 
 async def admin_list(visit: Visit) -> Response:
+    which = visit.request.path_params["which"]
+    if which in catalogue.VIEWS:
+        return await catalogue_page(visit, catalogue.VIEWS[which])
     if not visit.is_admin:
         raise PermissionDenied("the cross-tenant lists are for provider admins")
-    which = visit.request.path_params["which"]
     if which not in ADMIN_LISTS:
-        raise NotFound(f"no admin list '{which}'; there are {', '.join(ADMIN_LISTS)}")
+        raise NotFound(f"no admin list '{which}'; there are {', '.join([*ADMIN_LISTS, *catalogue.VIEWS])}")
     title, expression, message_condition = ADMIN_LISTS[which]
     listing = await visit.reads.all("cluster", expression)
     rows = []
@@ -298,6 +461,15 @@ async def admin_list(visit: Visit) -> Response:
     rows.sort(key=lambda item: (item[0], item[1].row.id))  # oldest stage entry (largest age) first
     return visit.page("admin_list.html", title=title, which=which, rows=[(d, m) for _, d, m in rows],
                       total=listing.total, revision=listing.revision, live_kinds=("cluster",))
+
+
+async def catalogue_page(visit: Visit, view: catalogue.CatalogueView) -> Response:
+    """A provider admin's catalogue list; for anyone else there is no such page."""
+    if not visit.is_admin:
+        raise NotFound(f"no page at {visit.request.url.path}")
+    listing = await visit.reads.all(view.kind)
+    return visit.page("catalogue.html", title=view.title, view=view, rows=[view.row(o) for o in listing.items],
+                      total=listing.total, revision=listing.revision, live_kinds=(view.kind,))
 
 
 # -- actions ---------------------------------------------------------------------------------------
@@ -329,7 +501,7 @@ async def scale_cluster(visit: Visit) -> Response:
 async def confirm_delete(visit: Visit) -> Response:
     kind, collection, noun = _kind_of(visit)
     obj = await visit.reads.get(kind, visit.request.path_params["id"])
-    back = f"/{collection}" if kind == "subnet" else f"/{collection}/{obj.id}"  # type: ignore[attr-defined]
+    back = f"/{collection}" if collection.startswith("networking/") else f"/{collection}/{obj.id}"  # type: ignore[attr-defined]
     return visit.page("confirm_delete.html", title=f"Delete {obj.metadata.name}", obj=obj,  # type: ignore[attr-defined]
                       collection=collection, what=noun, back=back)
 
@@ -338,7 +510,8 @@ async def delete_object(visit: Visit) -> Response:
     kind, collection, _ = _kind_of(visit)
     object_id = visit.request.path_params["id"]
     await visit.reads.deps.services[kind].delete(visit.caller, object_id)
-    return _back(f"/{collection}" if kind == "subnet" else f"/{collection}/{object_id}", "Deletion requested")
+    return _back(f"/{collection}" if collection.startswith("networking/") else f"/{collection}/{object_id}",
+                 "Deletion requested")
 
 
 async def kubeconfig(visit: Visit) -> Response:
@@ -366,10 +539,29 @@ async def vm_action(visit: Visit) -> Response:
     return _back(f"/compute-instances/{vm_id}", f"{action.capitalize()} requested")
 
 
+async def bare_metal_action(visit: Visit) -> Response:
+    """Power on (run strategy ALWAYS), off (HALTED), or a power cycle (``spec.restart_trigger``
+    raised above the last completed one, as ``osac restart`` does)."""
+    bmi_id = visit.request.path_params["id"]
+    action = visit.request.path_params["action"]
+    service = visit.reads.deps.services["bare_metal_instance"]
+    stored: Any = await service.get(visit.caller, bmi_id)
+    if action in ("start", "stop"):
+        stored.spec.run_strategy = compute.BARE_METAL_RUNNING if action == "start" else compute.BARE_METAL_HALTED
+        await service.update(visit.caller, stored, ["spec.run_strategy"], lock=False)
+    elif action == "restart":
+        stored.spec.restart_trigger = max(stored.spec.restart_trigger, stored.status.restart_trigger) + 1
+        await service.update(visit.caller, stored, ["spec.restart_trigger"], lock=False)
+    else:
+        raise NotFound(f"no action '{action}'; use start, stop or restart")
+    return _back(f"/baremetal-instances/{bmi_id}", f"{action.capitalize()} requested")
+
+
 #: The deletable kinds by the first part(s) of their console path, with their list's path and noun.
 DELETABLE = {"clusters": ("cluster", "clusters", "cluster"),
              "compute-instances": ("compute_instance", "compute-instances", "virtual machine"),
-             "networking/subnets": ("subnet", "networking/subnets", "subnet")}
+             "baremetal-instances": ("bare_metal_instance", "baremetal-instances", "bare-metal instance"),
+             **{f"networking/{c}": (v.kind, f"networking/{c}", v.noun) for c, v in networking.VIEWS.items()}}
 
 
 def _kind_of(visit: Visit) -> tuple[str, str, str]:

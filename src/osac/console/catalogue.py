@@ -1,0 +1,90 @@
+"""What the provider admin's catalogue pages show: tenants, external IP pools, network classes,
+host types and cluster templates, each as rows of cells that one template renders."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from google.protobuf.message import Message
+
+from osac.console.clusters import condition_type_name
+from osac.console.labels import NETWORK_STATES, Label, state_label
+from osac.services.baremetal.interfaces import is_bare_metal
+from osac.status.clusters import summary
+
+Cell = str | Label
+
+
+@dataclass(frozen=True)
+class CatalogueRow:
+    id: str
+    name: str
+    version: int
+    cells: tuple[Cell, ...]
+
+
+@dataclass(frozen=True)
+class CatalogueView:
+    kind: str
+    path: str  # under /admin/
+    title: str
+    columns: tuple[str, ...]
+    cells: Callable[[Any], tuple[Cell, ...]]
+
+    def row(self, obj: Message) -> CatalogueRow:
+        meta = obj.metadata  # type: ignore[attr-defined]
+        return CatalogueRow(obj.id, meta.name, meta.version, self.cells(obj))  # type: ignore[attr-defined]
+
+
+def _state(obj: Any) -> Label:
+    return state_label(NETWORK_STATES, obj.status.state)
+
+
+def tenant_cells(tenant: Any) -> tuple[Cell, ...]:
+    """State, then the DefaultNetworkingReady condition (status, reason, message)."""
+    found = next((c for c in tenant.status.conditions if condition_type_name(c) == "DefaultNetworkingReady"), None)
+    if found is None:
+        return _state(tenant), "-", "-", tenant.status.message or "-"
+    return _state(tenant), summary.status_text(found.status), found.reason or "-", found.message or "-"
+
+
+def pool_cells(pool: Any) -> tuple[Cell, ...]:
+    status = pool.status
+    family = {1: "IPv4", 2: "IPv6"}.get(pool.spec.ip_family, str(pool.spec.ip_family))
+    return (", ".join(pool.spec.cidrs) or "-", family, f"{status.allocated} / {status.total}", str(status.available),
+            _state(pool))
+
+
+def network_class_cells(cls: Any) -> tuple[Cell, ...]:
+    supported = cls.capabilities
+    capabilities = [text for flag, text in ((supported.supports_ipv4, "IPv4"), (supported.supports_ipv6, "IPv6"),
+                                            (supported.supports_dual_stack, "dual stack"),
+                                            (supported.dpu_support, "DPU")) if flag]
+    return (cls.title or "-", "yes" if cls.is_default else "no", ", ".join(capabilities) or "-",
+            cls.spec.defaults.virtual_network_ipv4_cidr or "-", _state(cls))
+
+
+def host_type_cells(host_type: Any) -> tuple[Cell, ...]:
+    interfaces = ", ".join(f"{i.name} ({i.role})" for i in host_type.interfaces)
+    return (host_type.title or "-", "bare metal" if is_bare_metal(host_type) else "virtual", interfaces or "-")
+
+
+def cluster_template_cells(template: Any) -> tuple[Cell, ...]:
+    node_sets = ", ".join(f"{key}: {ns.size} × {ns.host_type}" for key, ns in sorted(template.node_sets.items()))
+    required = [p.name for p in template.parameters if p.required]
+    return (template.title or "-", node_sets or "-", str(len(template.parameters)), ", ".join(required) or "-")
+
+
+VIEWS: dict[str, CatalogueView] = {view.path: view for view in (
+    CatalogueView("tenant", "tenants", "Tenants",
+                  ("State", "Default networking ready", "Reason", "Message"), tenant_cells),
+    CatalogueView("external_ip_pool", "external-ip-pools", "External IP pools",
+                  ("CIDRs", "Family", "Allocated / total", "Available", "State"), pool_cells),
+    CatalogueView("network_class", "network-classes", "Network classes",
+                  ("Title", "Default", "Capabilities", "Default network CIDR", "State"), network_class_cells),
+    CatalogueView("host_type", "host-types", "Host types", ("Title", "Hosts", "Interfaces"), host_type_cells),
+    CatalogueView("cluster_template", "cluster-templates", "Cluster templates",
+                  ("Title", "Node sets", "Parameters", "Required parameters"), cluster_template_cells),
+)}
