@@ -33,6 +33,7 @@ from osac.clock import FakeClock
 from osac.model import registry
 from osac.server.app import Application
 from osac.server.settings import DEFAULT_CONFIG, Settings, merge_config
+from osac.services.core.generic import RECONCILER_PATHS
 from osac.store import lifecycle
 from osac.store.objects import Tx
 from osac.store.tables import LIVE
@@ -69,6 +70,9 @@ class EngineServer(BackgroundServer):
                 http_address="127.0.0.1:0",
                 run_controllers=False,
                 config=merge_config(DEFAULT_CONFIG, {}),
+                # the scenarios' events are dated around NOW, months ago: keep them however long
+                # the module runs (the maintenance loop prunes every minute)
+                lifecycle_retention=timedelta(days=3650),
             )
         )
 
@@ -247,7 +251,8 @@ async def write_status(world: World, object_id: str, status: dict[str, Any], *, 
         json_format.ParseDict(status, changed.status)  # type: ignore[attr-defined]
         if deleted:
             changed.metadata.deletion_timestamp.FromDatetime(datetime.now(UTC))  # type: ignore[attr-defined]
-        await services["cluster"].write_status(tx, changed, stored)
+        # a deletion is the service's to request; here the test plays both
+        await services["cluster"].write_status(tx, changed, stored, (*RECONCILER_PATHS, "metadata.deletion_timestamp"))
 
 
 def new_id() -> str:

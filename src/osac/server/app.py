@@ -45,6 +45,7 @@ from osac.store import outbox
 from osac.store.engine import Engines, create_engines, migrate_async
 from osac.store.objects import Store
 from osac.store.wakeup import Wakeup, listen_postgres
+from osac.tasks import raise_if_cancelled
 
 log = logging.getLogger(__name__)
 
@@ -205,10 +206,13 @@ class Application:
         from osac.store import lifecycle
 
         while True:
-            with contextlib.suppress(Exception):
+            try:
                 await outbox.prune(self.store, self.clock.now() - self.settings.retention)
                 async with self.store.write() as tx:
-                    await lifecycle.prune(tx)
+                    await lifecycle.prune(tx, self.settings.lifecycle_retention)
+            except Exception as error:  # the next round tries again
+                raise_if_cancelled(error)
+                log.warning("pruning the outbox and lifecycle events failed", exc_info=True)
             await asyncio.sleep(MAINTENANCE_INTERVAL)
 
     async def _hosts_of_type(self, host_type: str) -> int:

@@ -16,6 +16,8 @@ from osac.clock import Clock, SystemClock
 DEFAULT_GRPC_ADDRESS = "127.0.0.1:8000"
 DEFAULT_HTTP_ADDRESS = "127.0.0.1:8001"
 DEFAULT_RETENTION = timedelta(hours=72)
+#: How long lifecycle events are kept (api.md §11.13: 30 days).
+DEFAULT_LIFECYCLE_RETENTION = timedelta(days=30)
 
 #: The embedded default (simulator.md §8): every provider simulated, both network managers
 #: registered. A ``--config`` file is merged over it key by key.
@@ -63,6 +65,7 @@ class Settings:
     bootstrap: Path | None = None
     config: dict[str, Any] = field(default_factory=lambda: merge_config(DEFAULT_CONFIG, {}))
     retention: timedelta = DEFAULT_RETENTION
+    lifecycle_retention: timedelta = DEFAULT_LIFECYCLE_RETENTION
     dev_issuer: bool = True
     clock: Clock = field(default_factory=SystemClock)
     #: Identity of this process for controller leases.

@@ -4,6 +4,7 @@ the change they describe and readable with the tenancy of the object."""
 from __future__ import annotations
 
 from collections.abc import Collection
+from datetime import timedelta
 
 from google.protobuf.message import Message
 from prometheus_client import Counter
@@ -68,11 +69,9 @@ async def reasons(tx: Tx, object_id: str, among: Collection[str]) -> list[tuple[
     return [(data["reason"], data["message"]) for (data,) in rows if data.get("reason") in among]
 
 
-async def prune(tx: Tx, older_than_days: int = 30) -> int:
-    """Remove lifecycle events past retention (30 days by default)."""
-    from datetime import timedelta
-
-    cutoff = tx.clock.now() - timedelta(days=older_than_days)
+async def prune(tx: Tx, retention: timedelta = timedelta(days=30)) -> int:
+    """Remove lifecycle events older than ``retention`` (30 days by default)."""
+    cutoff = tx.clock.now() - retention
     table = schema.lifecycle_events
     result = await tx.conn.execute(delete(table).where(table.c.timestamp < cutoff))
     return int(result.rowcount or 0)
