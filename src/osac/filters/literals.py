@@ -65,7 +65,7 @@ def decode_int(token: str) -> int:
         kind = "unsigned integer literal" if is_unsigned else "integer literal"
         bound = "the uint64 range" if is_unsigned else "the int64 range"
         raise FilterError(f"{kind} {shown} is out of {bound}")
-    value = sign * (int(digits[2:], 16) if is_hex else int(digits, 10))
+    value = sign * int(significant or "0", 16 if is_hex else 10)
     if is_unsigned and not 0 <= value <= UINT64_MAX:
         raise FilterError(f"unsigned integer literal {token} is out of range")
     if not is_unsigned and not INT64_MIN <= value <= INT64_MAX:
