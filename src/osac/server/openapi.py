@@ -150,7 +150,7 @@ def document(routes: list[RestRoute]) -> dict[str, Any]:
                 "summary": "Watch the change stream (newline-delimited JSON, one {\"result\": {\"event\": ...}} per line)",
                 "security": [{"bearer": []}],
                 "parameters": [
-                    {"name": "filter", "in": "query", "schema": {"type": "string"}},
+                    _FILTER,
                     {"name": "after_revision", "in": "query",
                      "schema": {"type": "integer", "minimum": limits.REVISION_RANGE[0], "maximum": limits.REVISION_RANGE[1]}},
                 ],
@@ -175,6 +175,8 @@ def document(routes: list[RestRoute]) -> dict[str, Any]:
     }
 
 
+_FILTER = {"name": "filter", "in": "query",
+           "schema": {"type": "string", "maxLength": limits.max_string_length("filter"), "pattern": _FREE_TEXT}}
 _ERROR_RESPONSE = {"description": "Error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Status"}}}}
 
 
@@ -209,12 +211,12 @@ def _parameters(route: RestRoute) -> list[dict[str, Any]]:
             {"name": "limit", "in": "query",
              "description": f"0 or absent: 100; above {limits.MAX_PAGE_SIZE} the page holds {limits.MAX_PAGE_SIZE}",
              "schema": {"type": "integer", "minimum": limits.LIMIT_RANGE[0], "maximum": limits.LIMIT_RANGE[1]}},
-            {"name": "filter", "in": "query",
-             "schema": {"type": "string", "maxLength": limits.max_string_length("filter"), "pattern": _FREE_TEXT}},
+            _FILTER,
         ]
     if route.method == "Update":
         parameters += [
-            {"name": "update_mask", "in": "query", "schema": {"type": "string"}},
+            {"name": "update_mask", "in": "query", "description": "comma-separated field paths",
+             "schema": {"type": "string", "pattern": _NO_CONTROL}},
             {"name": "lock", "in": "query", "schema": {"type": "boolean"}},
         ]
     if route.method == "Create":
