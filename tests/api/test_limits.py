@@ -333,7 +333,7 @@ async def test_openapi_states_the_limits(server) -> None:
     metadata = schemas["osac.public.v1.Metadata"]["properties"]
     assert metadata["name"]["maxLength"] == 63 and metadata["project"]["maxLength"] == 253
     assert metadata["labels"]["maxProperties"] == 64
-    assert metadata["labels"]["propertyNames"] == {"maxLength": 317}
+    assert metadata["labels"]["propertyNames"] == {"maxLength": 317, "pattern": "^[^\\x00-\\x1f\\x7f]*$"}
     assert metadata["labels"]["additionalProperties"]["maxLength"] == 63
     assert metadata["annotations"]["maxProperties"] == 1024
     assert schemas["osac.public.v1.SecurityGroupSpec"]["properties"]["ingress"]["maxItems"] == 200

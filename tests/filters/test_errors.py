@@ -116,6 +116,14 @@ OBJECT_ERRORS: list[tuple[str, str]] = [
         "this.status.available > 99999999999999999999",
         "filter: integer literal 99999999999999999999 is out of the int64 range",
     ),
+    # A literal of more digits than int() converts (4300) is refused as out of range, not a 500.
+    (
+        "0" * 5000 + "1" * 21,
+        "filter: integer literal " + "0" * 40 + "... (5021 characters) is out of the int64 range",
+    ),
+    ("0" * 16_000, "filter: the filter must be a boolean expression, got int 0"),
+    ("9" * 16_000, "filter: integer literal " + "9" * 40 + "... (16000 characters) is out of the int64 range"),
+    ("this.status.available == 0x" + "f" * 17, "filter: integer literal 0x" + "f" * 17 + " is out of the int64 range"),
     ("a" * 20_000, "filter: expression is too long (20000 characters, at most 16384)"),
     ("(" * 70 + "true" + ")" * 70, "filter: expression is nested too deeply (at most 64 levels)"),
     # Types.

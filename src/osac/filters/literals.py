@@ -56,7 +56,16 @@ def decode_int(token: str) -> int:
     is_unsigned = text != token
     sign = -1 if text.startswith("-") else 1
     digits = text.lstrip("-")
-    value = sign * (int(digits[2:], 16) if digits[:2].lower() == "0x" else int(digits, 10))
+    is_hex = digits[:2].lower() == "0x"
+    significant = (digits[2:] if is_hex else digits).lstrip("0")
+    # 2^64 has 20 decimal (16 hex) digits: a longer literal is out of range without converting it
+    # (and int() refuses strings of more than 4300 digits).
+    if len(significant) > (16 if is_hex else 20):
+        shown = token if len(token) <= 40 else f"{token[:40]}... ({len(token)} characters)"
+        kind = "unsigned integer literal" if is_unsigned else "integer literal"
+        bound = "the uint64 range" if is_unsigned else "the int64 range"
+        raise FilterError(f"{kind} {shown} is out of {bound}")
+    value = sign * int(significant or "0", 16 if is_hex else 10)
     if is_unsigned and not 0 <= value <= UINT64_MAX:
         raise FilterError(f"unsigned integer literal {token} is out of range")
     if not is_unsigned and not INT64_MIN <= value <= INT64_MAX:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from osac.auth import errors as auth_errors
 from osac.auth.verifier import TokenVerifier
 from osac.services.core.context import Caller
-from osac.services.core.errors import PermissionDenied, Unauthenticated
+from osac.services.core.errors import InvalidArgument, PermissionDenied, Unauthenticated
 
 DRY_RUN_KEY = "x-dry-run"
 
@@ -19,7 +19,7 @@ class Authenticator:
             subject = await self.verifier.verify(authorization)
         except auth_errors.AuthError as error:
             raise Unauthenticated(str(error)) from error
-        return Caller(subject, private=private, dry_run=(dry_run or "").strip().lower() == "true")
+        return Caller(subject, private=private, dry_run=is_dry_run(dry_run))
 
     async def provider_admin(self, authorization: str | None, what: str) -> Caller:
         """The caller of ``what`` (an endpoint outside the API, e.g. ``/metrics``), which only
@@ -39,3 +39,13 @@ class Authenticator:
                 f"{what} requires a provider-admin token; '{subject.user}' is a {subject.role.value}{tenants}"
             )
         return caller
+
+
+def is_dry_run(value: str | None) -> bool:
+    """The ``x-dry-run`` header (REST) or metadata (gRPC): absent, blank, ``true`` or ``false``.
+    Anything else is refused, since reading it as false would carry out a request its caller
+    meant only to check."""
+    text = (value or "").strip().lower()
+    if text not in ("", "true", "false"):
+        raise InvalidArgument(f"{DRY_RUN_KEY}: '{(value or '')[:40]}' is not a boolean; use true or false")
+    return text == "true"

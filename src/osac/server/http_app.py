@@ -51,8 +51,9 @@ class InternalErrors:
 
 
 Endpoint = Callable[[Request], Awaitable[Response]]
-#: The methods every REST path answers (those not served there: 405 with ``Allow``).
-HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+#: The methods every REST path answers (those not served there: 405 with ``Allow``). A method
+#: left out would fall through to the console, which answers 404 for an API path.
+HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "QUERY"]
 
 
 def dispatch(handlers: dict[str, Endpoint]) -> Endpoint:
@@ -146,8 +147,8 @@ def build_http_app(application: Application) -> Starlette:
         return JSONResponse(document)
 
     routes += [
-        Route(PUBLIC_WATCH, watch, methods=["GET"]),
-        Route(PRIVATE_WATCH, watch, methods=["GET"]),
+        Route(PUBLIC_WATCH, dispatch({"GET": watch}), methods=HTTP_METHODS),
+        Route(PRIVATE_WATCH, dispatch({"GET": watch}), methods=HTTP_METHODS),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
         Route("/openapi.json", openapi_json, methods=["GET"]),

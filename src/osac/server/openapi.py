@@ -12,16 +12,31 @@ from osac.model import registry
 from osac.server.rest import PRIVATE_PREFIX, PUBLIC_PREFIX, RestRoute
 from osac.services.core import limits, ordering
 
+# A 64-bit integer is written as a string of digits (and read as one or as a JSON number). The
+# string forms have at most 18 (19) digits, every one of which is within the type's range.
+_INT64: dict[str, Any] = {"oneOf": [
+    {"type": "string", "pattern": "^-?[0-9]{1,18}$"},
+    {"type": "integer", "minimum": -(2**63), "maximum": 2**63 - 1},
+]}
+_UINT64: dict[str, Any] = {"oneOf": [
+    {"type": "string", "pattern": "^[0-9]{1,19}$"},
+    {"type": "integer", "minimum": 0, "maximum": 2**64 - 1},
+]}
+# Control characters are refused in every string; free text keeps tab, newline and carriage
+# return (limits.FREE_TEXT).
+_NO_CONTROL = "^[^\\x00-\\x1f\\x7f]*$"
+_FREE_TEXT = "^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f]*$"
+
 _SCALARS: dict[int, dict[str, Any]] = {
     FieldDescriptor.TYPE_STRING: {"type": "string"},
     FieldDescriptor.TYPE_BOOL: {"type": "boolean"},
     FieldDescriptor.TYPE_INT32: {"type": "integer", "format": "int32"},
     FieldDescriptor.TYPE_SINT32: {"type": "integer", "format": "int32"},
-    FieldDescriptor.TYPE_UINT32: {"type": "integer", "format": "int64", "minimum": 0},
-    FieldDescriptor.TYPE_INT64: {"type": "string", "format": "int64"},
-    FieldDescriptor.TYPE_SINT64: {"type": "string", "format": "int64"},
-    FieldDescriptor.TYPE_UINT64: {"type": "string", "format": "uint64"},
-    FieldDescriptor.TYPE_FIXED64: {"type": "string", "format": "uint64"},
+    FieldDescriptor.TYPE_UINT32: {"type": "integer", "format": "int64", "minimum": 0, "maximum": 2**32 - 1},
+    FieldDescriptor.TYPE_INT64: _INT64,
+    FieldDescriptor.TYPE_SINT64: _INT64,
+    FieldDescriptor.TYPE_UINT64: _UINT64,
+    FieldDescriptor.TYPE_FIXED64: _UINT64,
     FieldDescriptor.TYPE_DOUBLE: {"type": "number"},
     FieldDescriptor.TYPE_FLOAT: {"type": "number"},
     FieldDescriptor.TYPE_BYTES: {"type": "string", "format": "byte"},
@@ -29,9 +44,10 @@ _SCALARS: dict[int, dict[str, Any]] = {
 
 _WELL_KNOWN: dict[str, dict[str, Any]] = {
     "google.protobuf.Timestamp": {"type": "string", "format": "date-time"},
-    "google.protobuf.Duration": {"type": "string"},
+    "google.protobuf.Duration": {"type": "string", "pattern": "^-?[0-9]{1,12}(\\.[0-9]{1,9})?s$"},
     "google.protobuf.FieldMask": {"type": "string"},
-    "google.protobuf.Any": {"type": "object", "properties": {"@type": {"type": "string"}}},
+    "google.protobuf.Any": {"type": "object", "required": ["@type"],
+                            "properties": {"@type": {"type": "string", "minLength": 1}}},
     "google.protobuf.Struct": {"type": "object"},
     "google.protobuf.Value": {},
     "google.protobuf.Empty": {"type": "object"},
@@ -73,11 +89,11 @@ class _Schemas:
             if field.name == "labels":
                 values["maxLength"] = limits.MAX_LABEL_VALUE_LENGTH
             elif field.name == "annotations":
-                values["maxLength"] = limits.MAX_ANNOTATIONS_BYTES
+                values.update(maxLength=limits.MAX_ANNOTATIONS_BYTES, pattern=_FREE_TEXT)
             return {
                 "type": "object",
                 "additionalProperties": values,
-                "propertyNames": {"maxLength": limits.MAX_KEY_LENGTH},
+                "propertyNames": {"maxLength": limits.MAX_KEY_LENGTH, "pattern": _NO_CONTROL},
                 "maxProperties": limits.max_items(field.name),
             }
         single = self.single(field)
@@ -96,6 +112,7 @@ class _Schemas:
         if field.type == FieldDescriptor.TYPE_STRING:
             bound = limits.MAX_NAME_LENGTH if field.full_name.endswith("Metadata.name") else limits.max_string_length(field.name)
             schema["maxLength"] = bound
+            schema["pattern"] = _FREE_TEXT if field.name in limits.FREE_TEXT else _NO_CONTROL
         elif field.type == FieldDescriptor.TYPE_INT32:
             schema.update(minimum=-(2**31), maximum=2**31 - 1)
         return schema
@@ -110,8 +127,8 @@ def document(routes: list[RestRoute]) -> dict[str, Any]:
             "summary": route.summary,
             "tags": [route.service.rsplit(".", 2)[-2] + " " + route.service.rsplit(".", 1)[1]],
             "responses": {
-                "200": {"description": "OK", "content": {"application/json": {"schema": _response(route, schemas)}}},
-                "default": {"description": "Error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Status"}}}},
+                "200": {"description": "OK", "content": {route.media_type: {"schema": _response(route, schemas)}}},
+                "default": _ERROR_RESPONSE,
             },
         }
         if not route.anonymous:
@@ -119,11 +136,12 @@ def document(routes: list[RestRoute]) -> dict[str, Any]:
         parameters = _parameters(route)
         if parameters:
             operation["parameters"] = parameters
-        if route.method in ("Create", "Update"):
-            object_type = route.request_class.DESCRIPTOR.fields_by_name["object"].message_type
+        body = _request_body(route)
+        if body is not None:
+            # An empty body is read as the empty JSON object (rest.read_json), so none is required.
             operation["requestBody"] = {
-                "required": True,
-                "content": {"application/json": {"schema": schemas.ref(object_type)}},
+                "required": False,
+                "content": {"application/json": {"schema": schemas.ref(body)}},
             }
         paths.setdefault(route.path, {})[route.http_method.lower()] = operation
     for path, private in (("/api/events/v1/events", False), ("/api/private/v1/events/watch", True)):
@@ -133,11 +151,14 @@ def document(routes: list[RestRoute]) -> dict[str, Any]:
                 "summary": "Watch the change stream (newline-delimited JSON, one {\"result\": {\"event\": ...}} per line)",
                 "security": [{"bearer": []}],
                 "parameters": [
-                    {"name": "filter", "in": "query", "schema": {"type": "string"}},
+                    _FILTER,
                     {"name": "after_revision", "in": "query",
                      "schema": {"type": "integer", "minimum": limits.REVISION_RANGE[0], "maximum": limits.REVISION_RANGE[1]}},
                 ],
-                "responses": {"200": {"description": "Stream", "content": {"application/x-ndjson": {"schema": {"type": "object"}}}}},
+                "responses": {
+                    "200": {"description": "Stream", "content": {"application/x-ndjson": {"schema": {"type": "object"}}}},
+                    "default": _ERROR_RESPONSE,
+                },
             }
         }
     return {
@@ -155,7 +176,23 @@ def document(routes: list[RestRoute]) -> dict[str, Any]:
     }
 
 
+_FILTER = {"name": "filter", "in": "query",
+           "schema": {"type": "string", "maxLength": limits.max_string_length("filter"), "pattern": _FREE_TEXT}}
+_ERROR_RESPONSE = {"description": "Error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Status"}}}}
+
+
+def _request_body(route: RestRoute) -> Descriptor | None:
+    """The message a route reads from its JSON body, if it reads one."""
+    if route.is_body_the_request:
+        return route.request_class.DESCRIPTOR
+    if route.method in ("Create", "Update"):
+        return route.request_class.DESCRIPTOR.fields_by_name["object"].message_type
+    return None
+
+
 def _response(route: RestRoute, schemas: _Schemas) -> dict[str, Any]:
+    if route.media_type != "application/json":
+        return {"type": "string"}
     response = route.response_class.DESCRIPTOR
     if route.method in ("Get", "Create", "Update") and "object" in response.fields_by_name:
         return schemas.ref(response.fields_by_name["object"].message_type)
@@ -177,7 +214,8 @@ def _parameters(route: RestRoute) -> list[dict[str, Any]]:
     parameters: list[dict[str, Any]] = []
     if "{id}" in route.path:
         parameters.append({"name": "id", "in": "path", "required": True,
-                           "schema": {"type": "string", "maxLength": limits.DEFAULT_MAX_STRING_LENGTH}})
+                           "schema": {"type": "string", "maxLength": limits.DEFAULT_MAX_STRING_LENGTH,
+                                      "pattern": _NO_CONTROL}})
     if route.method == "List":
         parameters += [
             {"name": "offset", "in": "query",
@@ -185,13 +223,14 @@ def _parameters(route: RestRoute) -> list[dict[str, Any]]:
             {"name": "limit", "in": "query",
              "description": f"0 or absent: 100; above {limits.MAX_PAGE_SIZE} the page holds {limits.MAX_PAGE_SIZE}",
              "schema": {"type": "integer", "minimum": limits.LIMIT_RANGE[0], "maximum": limits.LIMIT_RANGE[1]}},
-            {"name": "filter", "in": "query", "schema": {"type": "string", "maxLength": limits.max_string_length("filter")}},
+            _FILTER,
             {"name": "order", "in": "query", "description": _order_description(route),
-             "schema": {"type": "string", "maxLength": limits.max_string_length("order")}},
+             "schema": {"type": "string", "maxLength": limits.max_string_length("order"), "pattern": _NO_CONTROL}},
         ]
     if route.method == "Update":
         parameters += [
-            {"name": "update_mask", "in": "query", "schema": {"type": "string"}},
+            {"name": "update_mask", "in": "query", "description": "comma-separated field paths",
+             "schema": {"type": "string", "pattern": _NO_CONTROL}},
             {"name": "lock", "in": "query", "schema": {"type": "boolean"}},
         ]
     if route.method == "Create":

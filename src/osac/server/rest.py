@@ -53,6 +53,10 @@ class RestRoute:
     renderer: Renderer
     anonymous: bool = False
     summary: str = ""
+    #: The media type of a successful answer (JSON, or the text of a credential).
+    media_type: str = "application/json"
+    #: The JSON body is the whole request message (not only the object of a Create or Update).
+    is_body_the_request: bool = False
 
     @property
     def request_class(self) -> type[Message]:
@@ -236,15 +240,16 @@ def render_text(field: str, media_type: str) -> Renderer:
     return render
 
 
-_STANDARD: dict[str, tuple[str, str, Binder, Renderer]] = {
-    "List": ("GET", "", bind_list, render_list),
-    "Get": ("GET", "/{id}", bind_id, render_object),
-    "Create": ("POST", "", bind_create, render_object),
-    "Update": ("PATCH", "/{id}", bind_update, render_object),
-    "Delete": ("DELETE", "/{id}", bind_id, render_message),
-    "Signal": ("POST", "/{id}/signal", bind_id, render_message),
-    "GetKubeconfig": ("GET", "/{id}/kubeconfig", bind_id, render_text("kubeconfig", "application/yaml")),
-    "GetPassword": ("GET", "/{id}/password", bind_id, render_text("password", "text/plain")),
+_STANDARD: dict[str, tuple[str, str, Binder, Renderer, str]] = {
+    "List": ("GET", "", bind_list, render_list, "application/json"),
+    "Get": ("GET", "/{id}", bind_id, render_object, "application/json"),
+    "Create": ("POST", "", bind_create, render_object, "application/json"),
+    "Update": ("PATCH", "/{id}", bind_update, render_object, "application/json"),
+    "Delete": ("DELETE", "/{id}", bind_id, render_message, "application/json"),
+    "Signal": ("POST", "/{id}/signal", bind_id, render_message, "application/json"),
+    "GetKubeconfig": ("GET", "/{id}/kubeconfig", bind_id, render_text("kubeconfig", "application/yaml"),
+                      "application/yaml"),
+    "GetPassword": ("GET", "/{id}/password", bind_id, render_text("password", "text/plain"), "text/plain"),
 }
 
 
@@ -269,10 +274,10 @@ def build_routes(by_service: dict[str, tuple[Any, bool]]) -> list[RestRoute]:
         for method in protos.service_descriptor(service).methods:
             if method.name not in _STANDARD or not hasattr(endpoint, method.name):
                 continue
-            http_method, suffix, binder, renderer = _STANDARD[method.name]
+            http_method, suffix, binder, renderer, media_type = _STANDARD[method.name]
             routes.append(
                 RestRoute(http_method, f"{prefix}/{collection}{suffix}", service, method.name, private,
-                          endpoint, binder, renderer, summary=f"{method.name} {collection}")
+                          endpoint, binder, renderer, summary=f"{method.name} {collection}", media_type=media_type)
             )
     capabilities = f"{protos.PUBLIC}.Capabilities"
     if capabilities in by_service:

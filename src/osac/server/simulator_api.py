@@ -392,5 +392,5 @@ def simulator_rest_routes(by_service: Mapping[str, tuple[Any, bool]]) -> list[Re
             if hasattr(endpoint, method.name):
                 routes.append(RestRoute("POST", f"{SIMULATOR_PREFIX}/{snake_case(method.name)}", SIMULATOR_SERVICE,
                                         method.name, True, endpoint, bind_body, render_message,
-                                        summary=f"Simulator {method.name}"))
+                                        summary=f"Simulator {method.name}", is_body_the_request=True))
     return routes
