@@ -247,7 +247,7 @@ async def test_openapi_states_the_order_grammar(server) -> None:
         return dict(parameters["order"])
 
     networks = order_parameter(VN)
-    assert networks["schema"] == {"type": "string", "maxLength": 256}
+    assert networks["schema"] == {"type": "string", "maxLength": 256, "pattern": "^[^\\x00-\\x1f\\x7f]*$"}
     assert ACCEPTED in networks["description"] and "ties are broken by ascending id" in networks["description"]
     host_types = order_parameter("/api/fulfillment/v1/host_types")["description"]
     assert "among id, metadata.name or metadata.creation_timestamp," in host_types
