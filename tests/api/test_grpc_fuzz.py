@@ -56,27 +56,33 @@ def _mutations(cls: type[Message], rng: random.Random) -> list[bytes]:
     return payloads
 
 
-async def _server_errors(channel: grpc.aio.Channel, token: str, services: list[str], rng: random.Random) -> list[str]:
+async def _server_error(channel: grpc.aio.Channel, method: MethodDescriptor, payload: bytes, token: str) -> str | None:
+    """Send ``payload`` to ``method``: the server error it answered, described, or None."""
+    path = f"/{method.containing_service.full_name}/{method.name}"
     metadata = (("authorization", f"Bearer {token}"),)
+    try:
+        if method.server_streaming:
+            call = channel.unary_stream(path)(payload, metadata=metadata, timeout=0.5)
+            async for _ in call:
+                break
+            call.cancel()
+        else:
+            await channel.unary_unary(path)(payload, metadata=metadata, timeout=10)
+    except grpc.aio.AioRpcError as error:
+        if error.code() in SERVER_ERRORS:
+            return f"{path} {payload[:40]!r}: {error.code().name} {error.details()}"
+    except asyncio.CancelledError:
+        pass
+    return None
+
+
+async def _server_errors(channel: grpc.aio.Channel, token: str, services: list[str], rng: random.Random) -> list[str]:
     found = []
     for service in services:
         for method in protos.service_descriptor(service).methods:
-            cls = protos.message_class(method.input_type.full_name)
-            path = f"/{service}/{method.name}"
-            for payload in _mutations(cls, rng):
-                try:
-                    if method.server_streaming:
-                        call = channel.unary_stream(path)(payload, metadata=metadata, timeout=0.5)
-                        async for _ in call:
-                            break
-                        call.cancel()
-                    else:
-                        await channel.unary_unary(path)(payload, metadata=metadata, timeout=10)
-                except grpc.aio.AioRpcError as error:
-                    if error.code() in SERVER_ERRORS:
-                        found.append(f"{path} {payload[:40]!r}: {error.code().name} {error.details()}")
-                except asyncio.CancelledError:
-                    pass
+            for payload in _mutations(protos.message_class(method.input_type.full_name), rng):
+                if (error := await _server_error(channel, method, payload, token)) is not None:
+                    found.append(error)
     return found
 
 
@@ -137,18 +143,5 @@ async def test_hypothesis_finds_no_grpc_server_error(server, data: st.DataObject
     method, role, payload = data.draw(_requests(services))
     token = (server.token(Role.TENANT_ADMIN, ("acme",), user="alice") if role == "tenant"
              else server.token(Role.PROVIDER_ADMIN, user="root"))
-    path = f"/{method.containing_service.full_name}/{method.name}"
-    metadata = (("authorization", f"Bearer {token}"),)
     async with grpc.aio.insecure_channel(server.grpc_target) as channel:
-        try:
-            if method.server_streaming:
-                call = channel.unary_stream(path)(payload, metadata=metadata, timeout=0.5)
-                async for _ in call:
-                    break
-                call.cancel()
-            else:
-                await channel.unary_unary(path)(payload, metadata=metadata, timeout=10)
-        except grpc.aio.AioRpcError as error:
-            assert error.code() not in SERVER_ERRORS, f"{path} {payload!r}: {error.code().name} {error.details()}"
-        except asyncio.CancelledError:
-            pass
+        assert await _server_error(channel, method, payload, token) is None
