@@ -35,6 +35,7 @@ from osac.services.baremetal.interfaces import is_bare_metal
 from osac.services.core import access
 from osac.services.core.context import Caller
 from osac.services.core.errors import InvalidArgument, NotFound, PermissionDenied, ServiceError
+from osac.services.core.generic import KindService
 
 STALLED_FILTER = "this.status.conditions.exists(c, c.type == 1 && c.reason == 'Stalled')"
 STAGE_UNKNOWN_FILTER = "this.status.conditions.exists(c, c.type == 1 && c.reason == 'StageUnknown')"
@@ -286,10 +287,8 @@ async def network_form(visit: Visit, error: str = "", values: dict[str, str] | N
             choices[item.name] = sorted(((o.id, o.metadata.name) for o in objects), key=lambda c: c[1])  # type: ignore[attr-defined]
         else:
             choices[item.name] = list(item.choices)
-    response = visit.page("network_new.html", title=f"Create a {view.noun}", view=view, choices=choices,
-                          error=error, values=values or {}, tenant_choices=visit.caller.subject.tenants)
-    response.status_code = status
-    return response
+    return _form_page(visit, "network_new.html", f"Create a {view.noun}", error, values, status,
+                      view=view, choices=choices)
 
 
 async def new_network(visit: Visit) -> Response:
@@ -302,10 +301,7 @@ async def create_network(visit: Visit) -> Response:
         raise NotFound(f"{view.title.lower()} are not created in the console")
     form = await _form(visit)
     service = visit.reads.deps.services[view.kind]
-    obj: Any = service.kind.private_class()()
-    obj.metadata.name = form.get("name", "").strip()
-    if form.get("tenant"):
-        obj.metadata.tenant = form["tenant"]
+    obj = _new_from_form(service, form)
     try:
         view.fill(obj, form)
         await service.create(visit.caller, obj)
@@ -363,13 +359,29 @@ async def bare_metal_page(visit: Visit) -> Response:
 # -- create forms ----------------------------------------------------------------------------------
 
 
+def _form_page(visit: Visit, template: str, title: str, error: str, values: dict[str, str] | None, status: int,
+               **context: Any) -> Response:
+    """A create form: blank, or again with the values entered and the server's refusal."""
+    response = visit.page(template, title=title, error=error, values=values or {},
+                          tenant_choices=visit.caller.subject.tenants, **context)
+    response.status_code = status
+    return response
+
+
+def _new_from_form(service: KindService, form: dict[str, str]) -> Any:
+    """A new object of the service's kind, with the name and the tenant the form gives."""
+    obj: Any = service.kind.private_class()()
+    obj.metadata.name = form.get("name", "").strip()
+    if form.get("tenant"):
+        obj.metadata.tenant = form["tenant"]
+    return obj
+
+
 async def vm_form(visit: Visit, error: str = "", values: dict[str, str] | None = None, status: int = 200) -> Response:
     templates = sorted(t.metadata.name for t in (await visit.reads.all("compute_instance_template")).items)  # type: ignore[attr-defined]
     types = sorted(t.metadata.name for t in (await visit.reads.all("instance_type")).items)  # type: ignore[attr-defined]
-    response = visit.page("vm_new.html", title="Create a virtual machine", templates=templates, instance_types=types,
-                          error=error, values=values or {}, tenant_choices=visit.caller.subject.tenants)
-    response.status_code = status
-    return response
+    return _form_page(visit, "vm_new.html", "Create a virtual machine", error, values, status,
+                      templates=templates, instance_types=types)
 
 
 async def new_vm(visit: Visit) -> Response:
@@ -381,14 +393,11 @@ async def create_vm(visit: Visit) -> Response:
     (the server fills them in), external access in the same call when the box is ticked."""
     form = await _form(visit)
     service = visit.reads.deps.services["compute_instance"]
-    vm = visit.reads.deps.services["compute_instance"].kind.private_class()()
-    vm.metadata.name = form.get("name", "").strip()  # type: ignore[attr-defined]
-    if form.get("tenant"):
-        vm.metadata.tenant = form["tenant"]  # type: ignore[attr-defined]
-    vm.spec.template = form.get("template", "")  # type: ignore[attr-defined]
+    vm = _new_from_form(service, form)
+    vm.spec.template = form.get("template", "")
     if form.get("instance_type"):
-        vm.spec.instance_type = form["instance_type"]  # type: ignore[attr-defined]
-    vm.spec.auto_external_ip_attachment = form.get("external_access") == "on"  # type: ignore[attr-defined]
+        vm.spec.instance_type = form["instance_type"]
+    vm.spec.auto_external_ip_attachment = form.get("external_access") == "on"
     try:
         created = await service.create(visit.caller, vm)
     except ServiceError as error:
@@ -400,10 +409,8 @@ async def bare_metal_form(visit: Visit, error: str = "", values: dict[str, str] 
                           status: int = 200) -> Response:
     host_types = sorted(t.metadata.name for t in (await visit.reads.all("host_type")).items  # type: ignore[attr-defined]
                         if is_bare_metal(t))
-    response = visit.page("baremetal_new.html", title="Create a bare-metal instance", host_types=host_types,
-                          error=error, values=values or {}, tenant_choices=visit.caller.subject.tenants)
-    response.status_code = status
-    return response
+    return _form_page(visit, "baremetal_new.html", "Create a bare-metal instance", error, values, status,
+                      host_types=host_types)
 
 
 async def new_bare_metal(visit: Visit) -> Response:
@@ -415,16 +422,13 @@ async def create_bare_metal(visit: Visit) -> Response:
     (the server fills them in), external access in the same call when the box is ticked."""
     form = await _form(visit)
     service = visit.reads.deps.services["bare_metal_instance"]
-    bmi = service.kind.private_class()()
-    bmi.metadata.name = form.get("name", "").strip()  # type: ignore[attr-defined]
-    if form.get("tenant"):
-        bmi.metadata.tenant = form["tenant"]  # type: ignore[attr-defined]
-    bmi.spec.host_type = form.get("host_type", "")  # type: ignore[attr-defined]
+    bmi = _new_from_form(service, form)
+    bmi.spec.host_type = form.get("host_type", "")
     if form.get("image", "").strip():
-        bmi.spec.image.source_type = "registry"  # type: ignore[attr-defined]
-        bmi.spec.image.source_ref = form["image"].strip()  # type: ignore[attr-defined]
-    bmi.spec.ssh_public_key = form.get("ssh_public_key", "").strip()  # type: ignore[attr-defined]
-    bmi.spec.auto_external_ip_attachment = form.get("external_access") == "on"  # type: ignore[attr-defined]
+        bmi.spec.image.source_type = "registry"
+        bmi.spec.image.source_ref = form["image"].strip()
+    bmi.spec.ssh_public_key = form.get("ssh_public_key", "").strip()
+    bmi.spec.auto_external_ip_attachment = form.get("external_access") == "on"
     try:
         created = await service.create(visit.caller, bmi)
     except ServiceError as error:

@@ -21,9 +21,7 @@ def parse_order(kind: Kind, text: str | None) -> tuple[SortKey, ...]:
     """The sort keys of ``text`` for a List of ``kind``; () for a blank or absent order."""
     if text is None or not text.strip():
         return ()
-    bound = limits.max_string_length("order")
-    if len(text) > bound:
-        raise InvalidArgument(f"order: at most {bound} characters are accepted, got {len(text)}")
+    limits.check_text("order", text)  # the request bounds, for a caller that did not pass them
     parts = text.split(",")
     if len(parts) > limits.MAX_ORDER_KEYS:
         raise InvalidArgument(
