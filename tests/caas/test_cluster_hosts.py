@@ -247,6 +247,7 @@ async def test_rest_answers_a_node_set_beyond_the_whole_inventory_with_a_warning
         assert fits.status_code == 200 and "warning" not in fits.headers
         patch["spec"]["node_sets"]["gpu"]["size"] = 5
         beyond = await alice.request("PATCH", path, params={"update_mask": "spec.node_sets"}, json=patch)
-        assert beyond.status_code == 200 and beyond.json()["spec"]["node_sets"]["gpu"]["size"] == 5
+        assert beyond.status_code == 200, beyond.text
+        assert beyond.json()["spec"]["node_sets"]["gpu"]["size"] == 5
         assert [w.split(", but")[0] for w in beyond.headers.get_list("warning")] == [
             '299 osac "node set \'gpu\' asks for 5 hosts of type \'bm-standard\'']
