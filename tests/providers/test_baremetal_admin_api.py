@@ -120,6 +120,44 @@ async def test_observations_of_hosts_and_vms(server: Any) -> None:
         assert observed.json()["observation"]["host"]["status"]["provisioning"]["state"] == "available"
 
 
+async def test_a_host_type_the_inventory_holds_or_its_configuration_names_is_not_deleted(server: Any) -> None:
+    """Deleting ``bm-standard`` while ``simulator.inventory.hosts`` names it would stop the next
+    start; a type whose hosts were added through the simulator is kept while they exist."""
+    token = server.token(Role.PROVIDER_ADMIN, user="admin")
+    async with server.rest(token) as admin:
+        async def host_type(name: str) -> dict[str, Any] | None:
+            found = await admin.request("GET", "/api/private/v1/host_types", params={"filter": f"this.metadata.name == '{name}'"})
+            items = found.json().get("items", [])
+            return items[0] if items else None
+
+        standard = await host_type("bm-standard")
+        assert standard is not None
+        refused = await admin.request("DELETE", f"/api/private/v1/host_types/{standard['id']}")
+        assert (refused.status_code, refused.json()["message"]) == (400, (
+            "host type 'bm-standard' is named by the provider's configuration "
+            "(simulator.inventory.hosts[0] (bm-std)); change the configuration first"))
+        assert (await host_type("bm-standard")) == standard
+
+        gpu = await admin.request("POST", "/api/private/v1/host_types", json={
+            "metadata": {"name": "bm-gpu"}, "title": "GPU",
+            "interfaces": [{"name": "eno1", "role": "lifecycle"}, {"name": "ens1f0", "role": "fabric"}]})
+        assert gpu.status_code == 200, gpu.text
+        added = await admin.request("POST", "/api/private/v1/simulator/add_hosts",
+                                    json={"prefix": "bm-gpu", "host_type": "bm-gpu", "count": 7})
+        assert added.status_code == 200, added.text
+        path = f"/api/private/v1/host_types/{gpu.json()['id']}"
+        refused = await admin.request("DELETE", path)
+        assert (refused.status_code, refused.json()["message"]) == (400, (
+            "host type 'bm-gpu' is used by 7 hosts of the bare-metal inventory (bm-gpu-001, bm-gpu-002, "
+            "bm-gpu-003, bm-gpu-004, bm-gpu-005 and 2 more); remove them from the inventory first"))
+        assert (await host_type("bm-gpu")) is not None
+        for number in range(1, 8):
+            removed = await admin.request("POST", "/api/private/v1/simulator/remove_host", json={"name": f"bm-gpu-{number:03d}"})
+            assert removed.status_code == 200, removed.text
+        assert (await admin.request("DELETE", path)).status_code == 200
+        assert (await host_type("bm-gpu")) is None
+
+
 async def test_an_inventory_naming_an_unknown_host_type_stops_the_start(tmp_path: Path) -> None:
     config = merge_config(DEFAULT_CONFIG, {"simulator": {"inventory": {"hosts": [
         {"prefix": "bm-std", "host_type": "bm-standard", "count": 2},

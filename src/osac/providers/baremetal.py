@@ -112,6 +112,11 @@ class BareMetalProvider(Protocol):
         """Every host (of ``host_type``), by name."""
         ...
 
+    def configured_by(self, host_type: str) -> list[str]:
+        """The entries of the provider's configuration that name ``host_type`` (so that the
+        provider cannot start without that HostType), e.g. ``simulator.inventory.hosts[0]``."""
+        ...
+
     @overload
     async def assign_free_host(self, request: str, owner_kind: str, owner_id: str) -> HostRecord | None: ...
 

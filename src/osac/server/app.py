@@ -20,6 +20,7 @@ from osac.auth.issuers import load_trusted_issuers
 from osac.auth.verifier import TokenVerifier
 from osac.clock import FakeClock
 from osac.model import protos, registry
+from osac.providers.baremetal import BareMetalProvider
 from osac.providers.interfaces import ProviderError
 from osac.providers.registry import load_managers, wants_simulator
 from osac.providers.simulator.runtime.schema_upgrade import upgrade_simulator_async
@@ -56,6 +57,19 @@ MAINTENANCE_INTERVAL = 60.0
 CONTROLLER_STOP_GRACE = 10.0
 #: How long a stop lets the gRPC and HTTP requests in flight finish before cancelling them.
 DRAIN_GRACE = 5
+
+
+@dataclass(frozen=True)
+class ProviderInventory:
+    """``Services.host_inventory`` answered by the bare-metal provider."""
+
+    provider: BareMetalProvider
+
+    async def host_names(self, host_type: str) -> list[str]:
+        return [host.name for host in await self.provider.list_hosts(host_type)]
+
+    def configured_by(self, host_type: str) -> list[str]:
+        return self.provider.configured_by(host_type)
 
 
 @dataclass
@@ -105,7 +119,7 @@ class Application:
         )
         self.services.credential_source = self._credential
         if self.managers.baremetal_provider is not None:
-            self.services.host_inventory = self._hosts_of_type
+            self.services.host_inventory = ProviderInventory(self.managers.baremetal_provider)
         self.events = EventsService(self.store, self.wakeup)
         self.lifecycle_events = LifecycleEventsService(self.store)
         self.dev_issuer = DevIssuer(settings.data_dir, clock=self.clock) if settings.dev_issuer else None
@@ -214,11 +228,6 @@ class Application:
                 raise_if_cancelled(error)
                 log.warning("pruning the outbox and lifecycle events failed", exc_info=True)
             await asyncio.sleep(MAINTENANCE_INTERVAL)
-
-    async def _hosts_of_type(self, host_type: str) -> int:
-        """How many hosts of ``host_type`` the bare-metal inventory has, free or not."""
-        provider = self.managers.baremetal_provider
-        return 0 if provider is None else len(await provider.list_hosts(host_type))
 
     async def _credential(self, kind_name: str, object_id: str, name: str) -> str:
         """Credentials of a workload, read from its provider."""

@@ -69,23 +69,33 @@ class _Schemas:
         self.components: dict[str, Any] = {"Status": _ERROR}
 
     def ref(self, descriptor: Descriptor) -> dict[str, Any]:
+        """A message that must be an object: a request body, a response, an item of a list or
+        a map (the proto3 JSON mapping refuses null there)."""
         if descriptor.full_name in _WELL_KNOWN:
             return dict(_WELL_KNOWN[descriptor.full_name])
         name = descriptor.full_name
         if name not in self.components:
             self.components[name] = {}
             self.components[name] = self.message(descriptor)
-        return {"$ref": f"#/components/schemas/{name}"}
+        return {"$ref": f"#/components/schemas/{name}", "type": "object"}
 
     def message(self, descriptor: Descriptor) -> dict[str, Any]:
+        # Object or null: a message field may be null, read as its default (the component names
+        # both, so that a field needs no anyOf; where only an object is accepted, the reference
+        # says "type": "object" beside it).
         properties = {field.name: self.field(field) for field in descriptor.fields}
-        return {"type": "object", "properties": properties, "additionalProperties": False}
+        return {"type": ["object", "null"], "properties": properties, "additionalProperties": False}
 
     def field(self, field: FieldDescriptor) -> dict[str, Any]:
-        """A field's schema with the bounds of ``osac.services.core.limits`` (docs/limits.md)."""
+        """A field's schema with the bounds of ``osac.services.core.limits`` (docs/limits.md).
+        Every field may be null, which the proto3 JSON mapping reads as the field's default (a
+        PATCH clears the field with it); the items of a list and the values of a map may not."""
+        return _or_null(self.field_value(field))
+
+    def field_value(self, field: FieldDescriptor) -> dict[str, Any]:
         if field.is_repeated and field.message_type is not None and field.message_type.GetOptions().map_entry:
             value_field = field.message_type.fields_by_name["value"]
-            values = self.field(value_field)
+            values = self.single(value_field)
             if field.name == "labels":
                 values["maxLength"] = limits.MAX_LABEL_VALUE_LENGTH
             elif field.name == "annotations":
@@ -116,6 +126,17 @@ class _Schemas:
         elif field.type == FieldDescriptor.TYPE_INT32:
             schema.update(minimum=-(2**31), maximum=2**31 - 1)
         return schema
+
+
+def _or_null(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` that also accepts null."""
+    if "$ref" in schema:  # a message: its component accepts null
+        return {"$ref": schema["$ref"]}
+    if "oneOf" in schema:
+        return {**schema, "oneOf": [*schema["oneOf"], {"type": "null"}]}
+    if "type" in schema:
+        return {**schema, "type": [schema["type"], "null"]}
+    return schema  # google.protobuf.Value: any JSON value, null included
 
 
 def document(routes: list[RestRoute]) -> dict[str, Any]:

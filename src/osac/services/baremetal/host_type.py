@@ -14,12 +14,36 @@ from typing import Any
 from google.protobuf.message import Message
 
 from osac.services.core.behaviour import Behaviour, WriteContext
-from osac.services.core.errors import InvalidArgument
+from osac.services.core.errors import FailedPrecondition, InvalidArgument
+
+#: Hosts named in a refused delete; the rest are counted.
+NAMED_HOSTS = 5
 
 
 class HostTypeBehaviour(Behaviour):
     async def prepare(self, ctx: WriteContext, obj: Message, stored: Message | None) -> None:
         check_interfaces(obj)
+
+    async def check_delete(self, ctx: WriteContext, obj: Message) -> None:
+        """Refused while the provider's inventory holds hosts of the type, or its configuration
+        names it (the provider could not start again without it)."""
+        inventory = ctx.services.host_inventory
+        if inventory is None:
+            return
+        name = obj.metadata.name  # type: ignore[attr-defined]
+        configured = inventory.configured_by(name)
+        if configured:
+            raise FailedPrecondition(
+                f"host type '{name}' is named by the provider's configuration ({', '.join(configured)}); "
+                "change the configuration first"
+            )
+        hosts = await inventory.host_names(name)
+        if hosts:
+            shown = ", ".join(hosts[:NAMED_HOSTS]) + (f" and {len(hosts) - NAMED_HOSTS} more" if len(hosts) > NAMED_HOSTS else "")
+            raise FailedPrecondition(
+                f"host type '{name}' is used by {len(hosts)} host{'s' if len(hosts) != 1 else ''} of the "
+                f"bare-metal inventory ({shown}); remove them from the inventory first"
+            )
 
 
 def check_interfaces(host_type: Any) -> None:

@@ -46,7 +46,7 @@ async def inventory_warnings(obj: Message, services: Services) -> list[str]:
         name = host_type.metadata.name  # type: ignore[attr-defined]
         sets = asked[host_type.id]  # type: ignore[attr-defined]
         wanted = sum(size for _, size in sets)
-        total = await inventory(name)
+        total = len(await inventory.host_names(name))
         if wanted <= total:
             continue
         keys = ", ".join(f"'{key}'" for key, _ in sets)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from osac.model import registry
 from osac.services.core.behaviour import Behaviour
@@ -11,8 +11,18 @@ from osac.services.core.generic import KindService
 from osac.store.objects import Store
 
 CredentialSource = Callable[[str, str, str], Awaitable[str]]
-#: The number of hosts of a bare-metal host type (by name) in the whole inventory, free or not.
-HostInventory = Callable[[str], Awaitable[int]]
+
+
+class HostInventory(Protocol):
+    """The provider's bare-metal inventory, as the service layer asks it (by HostType name)."""
+
+    async def host_names(self, host_type: str) -> list[str]:
+        """The hosts of ``host_type`` in the whole inventory, free or not, by name."""
+        ...
+
+    def configured_by(self, host_type: str) -> list[str]:
+        """The provider configuration's entries that need ``host_type`` to exist."""
+        ...
 
 
 class CredentialUnavailable(Exception):
@@ -49,8 +59,9 @@ class Services:
         #: ``(kind name, object id, "kubeconfig" | "password") -> value``: credentials served from
         #: the workload's provider; set by the process that has providers.
         self.credential_source: CredentialSource | None = None
-        #: The provider's bare-metal inventory, for warnings about node sets it can never fill;
-        #: set by the process that has providers.
+        #: The provider's bare-metal inventory, for warnings about node sets it can never fill
+        #: and for refusing the delete of a host type it holds; set by the process that has
+        #: providers.
         self.host_inventory: HostInventory | None = None
 
     def __getitem__(self, kind_name: str) -> KindService:

@@ -106,6 +106,10 @@ class SimulatedBareMetal:
         await self._cable_all([host.name for host in hosts])
         return added
 
+    def configured_by(self, host_type: str) -> list[str]:
+        return [f"simulator.inventory.hosts[{index}] ({entry.prefix})"
+                for index, entry in enumerate(self.settings.inventory) if entry.host_type == host_type]
+
     async def add_hosts(self, prefix: str, host_type: str, count: int, interfaces: InterfaceList | None
                         ) -> list[HostRecord]:
         """Add ``count`` hosts ``<prefix>-<nnn>``, numbered on from the highest existing one.
