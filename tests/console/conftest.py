@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import psycopg
 import pytest
+from playwright.sync_api import Browser, sync_playwright
 
 from osac.auth.subject import Role
 from osac.clock import Clock, SystemClock
@@ -122,3 +123,21 @@ def csrf_of(page: str) -> str:
 
 def chromium_available() -> bool:
     return Path(CHROMIUM).exists()
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Browser]:
+    os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def browser(chromium: Browser) -> Iterator[Browser]:
+    """The module's chromium; every context a test opened is closed after it (their event
+    streams with them)."""
+    yield chromium
+    for context in chromium.contexts:
+        context.close()

@@ -12,6 +12,7 @@ of its own defaults."""
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from osac.auth.subject import Role
 from tests.console.conftest import CHROMIUM, PRIVATE, PUBLIC, ConsoleServer, chromium_available, database_url
@@ -59,22 +60,6 @@ def site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
             yield Site(server, admin, server.api(server.token(Role.TENANT_ADMIN, ("acme",), user="alice")))
         finally:
             server.stop()
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Browser]:
-    os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield launched
-        launched.close()
-
-
-@pytest.fixture
-def browser(chromium: Browser) -> Iterator[Browser]:
-    yield chromium
-    for context in chromium.contexts:
-        context.close()
 
 
 def signed_in(browser: Browser, server: ConsoleServer, role: str, tenant: str, user: str) -> Page:
@@ -181,7 +166,7 @@ def test_another_tenant_gets_not_found_and_a_refused_create_names_the_field(site
 
 def row_of(page: Page, collection: str, name: str) -> Any:
     return page.locator(f"[data-testid={collection}] tbody tr[data-object-id]", has=page.locator(
-        f"td[data-label=Name]:text-is('{name}')"))
+        "td[data-label=Name]", has_text=re.compile(f"^{re.escape(name)}$")))
 
 
 def create_through_the_form(page: Page, url: str, collection: str, name: str, **fields: str) -> None:
@@ -340,3 +325,118 @@ def test_the_provider_catalogue_pages_equal_the_api_and_are_for_provider_admins_
         response = tenant.goto(f"{site.server.url}/admin/{path}")
         assert response is not None and response.status == 404, path
         expect(tenant.locator("[data-testid=error]")).to_have_text(f"no page at /admin/{path}")
+
+
+def field_of(page: Page, term: str) -> Any:
+    return page.locator(f"[data-testid=summary] [data-field='{term}']")
+
+
+def events_shown(page: Page, client: httpx.Client, object_id: str) -> None:
+    """The page's events table holds the object's lifecycle events as the API lists them."""
+    listed = client.get(f"{PUBLIC}/lifecycle_events", params={"filter": f"this.object_id == '{object_id}'"}).json()
+    reasons = [e["reason"] for e in reversed(listed.get("items", []))][:10]
+    rows = page.locator("[data-testid=events] tbody tr")
+    if reasons:
+        assert [r.locator("td").nth(2).inner_text() for r in rows.all()] == reasons
+    else:
+        expect(rows).to_have_text(["No events yet."])
+
+
+def test_networking_detail_pages_show_their_parts_live_and_only_to_their_tenant(site: Site, browser: Browser) -> None:
+    acme = site.acme
+    vn = acme.post(f"{PUBLIC}/virtual_networks", json={"metadata": {"name": "detail-vn"}, "spec": {"ipv4_cidr": "10.70.0.0/16"}})
+    assert vn.status_code == 200, vn.text
+    vn_id = vn.json()["id"]
+    wait_for(acme, f"{PUBLIC}/virtual_networks/{vn_id}", lambda v: v["status"]["state"] == "VIRTUAL_NETWORK_STATE_READY")
+    group = acme.post(f"{PUBLIC}/security_groups", json={"metadata": {"name": "detail-sg"}, "spec": {
+        "virtual_network": vn_id, "ingress": [{"protocol": "PROTOCOL_TCP", "port_from": 22, "port_to": 22, "ipv4_cidr": "0.0.0.0/0"}],
+        "egress": [{"protocol": "PROTOCOL_ALL", "ipv4_cidr": "0.0.0.0/0"}]}})
+    assert group.status_code == 200, group.text
+
+    page = signed_in(browser, site.server, "tenant-admin", "acme", "alice")
+    page.goto(f"{site.server.url}/networking/virtual-networks")
+    row_of(page, "virtual-networks", "detail-vn").locator("td[data-label=Name] a").click()
+    expect(page).to_have_url(f"{site.server.url}/networking/virtual-networks/{vn_id}")
+    expect(page.locator("h1")).to_have_text("Virtual network detail-vn")
+    expect(field_of(page, "CIDR")).to_have_text("10.70.0.0/16")
+    expect(field_of(page, "State")).to_have_text("Ready", timeout=20_000)
+    expect(page.locator("[data-testid=security-groups] td[data-label=Name]")).to_have_text(["detail-sg"])
+    expect(page.locator("[data-testid=subnets] tbody")).to_have_text("None yet.")
+    page.evaluate("window.__notReloaded = true")
+    subnet = acme.post(f"{PUBLIC}/subnets", json={"metadata": {"name": "detail-sn"},
+                                                  "spec": {"virtual_network": vn_id, "ipv4_cidr": "10.70.1.0/24"}})
+    assert subnet.status_code == 200, subnet.text
+    subnet_id = subnet.json()["id"]
+    # The new subnet appears on the open network page, pushed by the change stream.
+    expect(page.locator("[data-testid=subnets] td[data-label=Name]")).to_have_text(["detail-sn"], timeout=20_000)
+    expect(page.locator("[data-testid=subnets] td[data-label=State]")).to_have_text(["Ready"], timeout=20_000)
+    assert page.evaluate("window.__notReloaded") is True
+    events_shown(page, acme, vn_id)
+
+    page.locator("[data-testid=security-groups] td[data-label=Name] a").click()
+    expect(page.locator("h1")).to_have_text("Security group detail-sg")
+    assert cells(page, "[data-testid=rules] tbody tr") == [["Inbound", "TCP", "22", "0.0.0.0/0"],
+                                                           ["Outbound", "ALL", "-", "0.0.0.0/0"]]
+    field_of(page, "Virtual network").locator("a").click()
+    expect(page).to_have_url(f"{site.server.url}/networking/virtual-networks/{vn_id}")
+
+    page.locator("[data-testid=subnets] td[data-label=Name] a").click()
+    stored = acme.get(f"{PUBLIC}/subnets/{subnet_id}").json()
+    for term, value in (("CIDR", "10.70.1.0/24"), ("Gateway", stored["status"]["gateway"]),
+                        ("VIP range", stored["status"]["vip_range"]),
+                        ("Available addresses", str(stored["status"]["available_addresses"])),
+                        ("Virtual network", "detail-vn")):
+        expect(field_of(page, term)).to_have_text(value)
+    expect(page.locator("[data-testid=attached] tbody")).to_have_text("Nothing you can see is attached to this subnet.")
+
+    # The tenant's default subnet: a VM, a bare-metal instance and a cluster on it, live.
+    [default] = [s for s in acme.get(f"{PUBLIC}/subnets").json()["items"] if s["metadata"]["name"] == "default"]
+    deadline = time.monotonic() + 30
+    while [b for b in acme.get(BMIS).json()["items"]]:  # the earlier tests' instances are gone
+        assert time.monotonic() < deadline, "the earlier bare-metal instances were never archived"
+        time.sleep(0.1)
+    page.goto(f"{site.server.url}/networking/subnets/{default['id']}")
+    expect(page.locator("[data-testid=attached] tbody tr[data-attached-id]")).to_have_count(0)
+    vm = acme.post(f"{PUBLIC}/compute_instances", json={"metadata": {"name": "on-default"}, "spec": {"template": "fedora"}})
+    bmi = acme.post(BMIS, json={"metadata": {"name": "metal-default"}, "spec": {"host_type": "bm-standard"}})
+    cluster = acme.post(f"{PUBLIC}/clusters", json={"metadata": {"name": "c-default"}, "spec": {"template": "ocp-small"}})
+    for created in (vm, bmi, cluster):
+        assert created.status_code == 200, created.text
+    vm_id, bmi_id, cluster_id = vm.json()["id"], bmi.json()["id"], cluster.json()["id"]
+    vm_now = wait_for(acme, f"{PUBLIC}/compute_instances/{vm_id}",
+                      lambda v: v.get("status", {}).get("state") == "COMPUTE_INSTANCE_STATE_RUNNING")
+    vm_row = page.locator(f"[data-attached-id='{vm_id}'] td")
+    expect(vm_row).to_have_text(["Virtual machine", "on-default", "Running", vm_now["status"]["internal_ip_address"]],
+                                timeout=20_000)
+    bmi_now = wait_for(acme, f"{BMIS}/{bmi_id}", lambda b: b.get("status", {}).get("state") == "BARE_METAL_INSTANCE_STATE_RUNNING")
+    expect(page.locator(f"[data-attached-id='{bmi_id}'] td")).to_have_text(
+        ["Bare-metal instance", "metal-default", "Running",
+         ", ".join(a["ip_address"] for a in bmi_now["status"]["network_attachment_statuses"] if a["subnet"] == default["id"])],
+        timeout=20_000)
+    cluster_now = wait_for(acme, f"{PUBLIC}/clusters/{cluster_id}",
+                           lambda c: c.get("status", {}).get("state") == "CLUSTER_STATE_READY", timeout=60)
+    expect(page.locator(f"[data-attached-id='{cluster_id}'] td")).to_have_text(
+        ["Cluster", "c-default", "Ready",
+         f"API {cluster_now['status']['api_endpoint']}, ingress {cluster_now['status']['ingress_endpoint']}"], timeout=20_000)
+    expect(page.locator("[data-testid=attached] tbody tr[data-attached-id]")).to_have_count(3)
+    page.locator(f"[data-attached-id='{vm_id}'] a").click()
+    expect(page).to_have_url(f"{site.server.url}/compute-instances/{vm_id}")
+
+    [nat] = acme.get(f"{PUBLIC}/nat_gateways").json()["items"]
+    page.goto(f"{site.server.url}/networking/nat-gateways/{nat['id']}")
+    field_of(page, "External IP").locator("a").click()
+    expect(page).to_have_url(f"{site.server.url}/networking/external-ips/{nat['spec']['external_ip']}")
+    address = acme.get(f"{PUBLIC}/external_ips/{nat['spec']['external_ip']}").json()
+    expect(field_of(page, "Address")).to_have_text(address["status"]["address"])
+    expect(field_of(page, "State")).to_have_text("Allocated")
+    events_shown(page, acme, address["id"])
+
+    # Another tenant's ids answer 404 on every detail page.
+    beta = signed_in(browser, site.server, "tenant-user", "beta", "bob")
+    for collection, object_id in (("virtual-networks", vn_id), ("subnets", subnet_id), ("security-groups", group.json()["id"]),
+                                  ("external-ips", address["id"]), ("nat-gateways", nat["id"])):
+        response = beta.goto(f"{site.server.url}/networking/{collection}/{object_id}")
+        assert response is not None and response.status == 404, collection
+        expect(beta.locator("[data-testid=error]")).to_contain_text(f"'{object_id}' not found")
+    for path in (f"{PUBLIC}/compute_instances/{vm_id}", f"{BMIS}/{bmi_id}", f"{PUBLIC}/clusters/{cluster_id}"):
+        assert acme.delete(path).status_code == 200

@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from osac.auth.subject import Role
 from osac.console.labels import CLUSTER_STATE_NAMES, CLUSTER_STATES
@@ -27,6 +27,7 @@ pytestmark = pytest.mark.skipif(not chromium_available() and not os.environ.get(
 
 #: A simulator change must show on an open page within this many seconds (AC-7).
 LIVE_BUDGET_S = 2.0
+READY_STATE = "CLUSTER_STATE_READY"
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
@@ -39,24 +40,6 @@ def fleet(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
             yield build_fleet(server)
         finally:
             server.stop()
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Browser]:
-    os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield launched
-        launched.close()
-
-
-@pytest.fixture
-def browser(chromium: Browser) -> Iterator[Browser]:
-    """The module's chromium; every context a test opened is closed after it (their event
-    streams with them)."""
-    yield chromium
-    for context in chromium.contexts:
-        context.close()
 
 
 def signed_in(browser: Browser, server: ConsoleServer, role: str, tenant: str, user: str) -> Page:
@@ -111,21 +94,76 @@ def test_the_cluster_list_equals_the_api(fleet: Fleet, browser: Browser) -> None
     assert page_rows(tenant, 5) == {c["id"]: expected_row(c, with_tenant=False) for c in own}
 
 
-def test_the_overview_counts_equal_the_api(fleet: Fleet, browser: Browser) -> None:
-    """Counts per state, for a tenant (its own clusters only) and for the provider admin (all)."""
+TRACK_STAGES = ("PreparingInfrastructure", "ControlPlaneStarting", "WorkersJoining", "Ready", "Scaling",
+                "DestroyingCloudResources", "DestroyingControlPlane")
+
+
+def state_text(cluster: dict[str, Any]) -> str:
+    return CLUSTER_STATES[CLUSTER_STATE_NAMES[cluster["status"]["state"].removeprefix("CLUSTER_STATE_")]].text
+
+
+def stage_text(cluster: dict[str, Any]) -> str:
+    """The CLI's STAGE cell; a READY cluster with nothing in progress is at the track's Ready."""
+    cell = cells.stage_cell(cluster["status"])
+    return "Ready" if cell == "-" and cluster["status"]["state"] == READY_STATE else cell
+
+
+def tally(clusters: list[dict[str, Any]], key: Any) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for cluster in clusters:
+        found[key(cluster)] = found.get(key(cluster), 0) + 1
+    return found
+
+
+def test_the_overview_counts_per_state_and_stage_equal_the_api(fleet: Fleet, browser: Browser) -> None:
+    """Counts per state and per stage, for a tenant (its own clusters only) and for the provider
+    admin (all)."""
     for page, client, private in (
         (signed_in(browser, fleet.server, "tenant-admin", "acme", "alice"), fleet.tenants["acme"], False),
         (signed_in(browser, fleet.server, "provider-admin", "", "root"), fleet.admin, True),
     ):
         page.goto(fleet.server.url + "/")
-        expected: dict[str, int] = {}
-        for cluster in api_clusters(client, private):
-            label = CLUSTER_STATES[CLUSTER_STATE_NAMES[cluster["status"]["state"].removeprefix("CLUSTER_STATE_")]].text
-            expected[label] = expected.get(label, 0) + 1
+        listed = api_clusters(client, private)
+        expected = tally(listed, state_text)
         card = page.locator("[data-testid='counts-Clusters']")
         for label in (state.text for state in CLUSTER_STATES.values()):
             expect(card.locator(f"dd[data-state='{label}']")).to_have_text(str(expected.get(label, 0)))
         assert sum(expected.values()) == (12 if private else len(api_clusters(fleet.tenants["acme"], False)))
+        stages = tally(listed, stage_text)
+        # The mixed fleet has clusters preparing, stalled, ready, unknown and tearing down.
+        assert {"PreparingInfrastructure", "Ready", "DestroyingCloudResources", "StageUnknown",
+                "Stalled (ControlPlaneStarting)"} <= set(stages), stages
+        card = page.locator("[data-testid='stages-Clusters']")
+        shown = dict(zip(card.locator("dt").all_inner_texts(), card.locator("dd").all_inner_texts(), strict=True))
+        assert shown == {stage: str(stages.get(stage, 0)) for stage in [*TRACK_STAGES, *sorted(set(stages) - set(TRACK_STAGES))]}
+        assert list(shown)[:len(TRACK_STAGES)] == list(TRACK_STAGES)  # the track's order, zeros included
+        expect(page.locator("a:has-text('Per tenant')")).to_have_count(1 if private else 0)
+
+
+def test_the_admin_counts_per_tenant_equal_the_api(fleet: Fleet, browser: Browser) -> None:
+    page = signed_in(browser, fleet.server, "provider-admin", "", "root")
+    page.goto(fleet.server.url + "/")
+    page.click("a:has-text('Per tenant')")
+    expect(page).to_have_url(fleet.server.url + "/admin/counts")
+    listed = api_clusters(fleet.admin, private=True)
+    for tenant, clusters in (("All tenants", listed), *((t, [c for c in listed if c["metadata"]["tenant"] == t])
+                                                       for t in ("acme", "beta"))):
+        for table, key, columns in (("counts-by-state", state_text, [s.text for s in CLUSTER_STATES.values()]),
+                                    ("counts-by-stage", stage_text, list(TRACK_STAGES))):
+            row = page.locator(f"[data-testid={table}] tr[data-tenant='{tenant}']")
+            expected = tally(clusters, key)
+            shown = dict(zip(row.locator("td").evaluate_all("tds => tds.map(td => td.dataset.label)"),
+                             row.locator("td").all_inner_texts(), strict=True))
+            assert shown.pop("Total") == str(len(clusters)), (tenant, table)
+            assert list(shown)[:len(columns)] == columns
+            assert {k: int(v) for k, v in shown.items() if int(v)} == expected, (tenant, table)
+    tenants = page.locator("[data-testid=counts-by-state] tbody tr").evaluate_all(
+        "rows => rows.map(r => r.dataset.tenant)")
+    assert tenants == ["All tenants", "acme", "beta"]
+    tenant = signed_in(browser, fleet.server, "tenant-admin", "acme", "alice")
+    response = tenant.goto(fleet.server.url + "/admin/counts")
+    assert response is not None and response.status == 403
+    expect(tenant.locator("[data-testid=error]")).to_contain_text("for provider admins")
 
 
 def test_filters_sort_and_pages_are_in_the_url(fleet: Fleet, browser: Browser) -> None:

@@ -228,6 +228,8 @@ def build_console(deps: ConsoleDeps) -> Starlette:
     routes: list[Route | Mount] = [
         Route("/", page(pages.overview), methods=["GET"]),
         Route("/clusters", page(pages.cluster_list), methods=["GET"]),
+        Route("/clusters/new", page(pages.new_cluster), methods=["GET"]),
+        Route("/clusters/new", page(pages.create_cluster), methods=["POST"]),
         Route("/clusters/{id}", page(pages.cluster_page), methods=["GET"]),
         Route("/clusters/{id}/scale", page(pages.scale_cluster), methods=["POST"]),
         Route("/clusters/{id}/delete", page(pages.confirm_delete), methods=["GET"]),
@@ -250,6 +252,7 @@ def build_console(deps: ConsoleDeps) -> Starlette:
         Route("/networking/{collection}", page(pages.network_list), methods=["GET"]),
         Route("/networking/{collection}/new", page(pages.new_network), methods=["GET"]),
         Route("/networking/{collection}/new", page(pages.create_network), methods=["POST"]),
+        Route("/networking/{collection}/{id}", page(pages.network_page), methods=["GET"]),
         Route("/networking/{collection}/{id}/delete", page(pages.confirm_delete), methods=["GET"]),
         Route("/networking/{collection}/{id}/delete", page(pages.delete_object), methods=["POST"]),
         Route("/admin/{which}", page(pages.admin_list), methods=["GET"]),

@@ -213,3 +213,28 @@ def condition_rows(conditions: Sequence[Message], now: datetime) -> tuple[Condit
         )
         for item in conditions
     )
+
+
+#: ``spec.target_endpoint`` of an external IP attachment: the cluster endpoints it can reach.
+ENDPOINTS = ((1, "External API"), (2, "External Ingress"))
+ATTACHMENT_READY = 2
+ATTACHMENT_STATES = {1: "PENDING", 2: "READY", 3: "FAILED", 4: "DELETING", 5: "DELETE_FAILED"}
+
+
+def external_addresses(attachments: Sequence[Message]) -> tuple[tuple[str, str], ...]:
+    """As ``osac describe cluster``'s External API / External Ingress: the addresses of the
+    cluster's READY external IP attachments per endpoint; attachments not READY yet show their
+    state, ``(PENDING)``; ``-``: none."""
+    shown = []
+    for number, term in ENDPOINTS:
+        mine = [a for a in attachments if a.spec.target_endpoint == number]  # type: ignore[attr-defined]
+        ready = [a.status.external_ip_address for a in mine  # type: ignore[attr-defined]
+                 if a.status.state == ATTACHMENT_READY and a.status.external_ip_address]  # type: ignore[attr-defined]
+        if ready:
+            shown.append((term, ", ".join(ready)))
+        elif mine:
+            shown.append((term, ", ".join(f"({ATTACHMENT_STATES.get(a.status.state, str(a.status.state))})"  # type: ignore[attr-defined]
+                                          for a in mine)))
+        else:
+            shown.append((term, "-"))
+    return tuple(shown)

@@ -9,7 +9,7 @@ for kinds the console creates, its form fields and the message they make.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from google.protobuf.message import Message
@@ -37,6 +37,8 @@ class NetRow:
     state: Label
     message: str
     details: tuple[str, ...] = ()
+    #: Per cell, the detail page of the object it names ("" for none).
+    links: tuple[str, ...] = ()
 
 
 #: Names of referenced objects by kind, then by id: what a row builder shows instead of ids.
@@ -71,10 +73,22 @@ class NetworkView:
     fill: Callable[[Any, Mapping[str, str]], None] | None = None
     #: Other kinds whose changes alter the rows (an external IP's attachments).
     also_live: tuple[str, ...] = ()
+    #: Cells naming another networking object: column -> (its collection, how to find its id).
+    links: Mapping[str, tuple[str, Callable[[Message], str]]] = field(default_factory=dict)
 
     @property
     def live_kinds(self) -> tuple[str, ...]:
         return (self.kind, *self.also_live)
+
+    def build(self, obj: Message, names: Names) -> NetRow:
+        """The row of ``obj``, its cells naming other objects linked to their pages."""
+        row = self.row(obj, names)
+        hrefs = []
+        for column in self.columns:
+            target = self.links.get(column)
+            object_id = target[1](obj) if target is not None else ""
+            hrefs.append(f"/networking/{target[0]}/{object_id}" if target is not None and object_id else "")
+        return replace(row, links=tuple(hrefs))
 
 
 def _base(obj: Message, cells: Sequence[Cell], states: dict[int, Label], details: Sequence[str] = ()) -> NetRow:
@@ -186,6 +200,9 @@ def _virtual_network_of(obj: Message) -> Sequence[str]:
     return [obj.spec.virtual_network]  # type: ignore[attr-defined]
 
 
+VN_LINK = {"Virtual network": ("virtual-networks", lambda o: o.spec.virtual_network)}  # type: ignore[attr-defined]
+
+
 VN_FIELD = Field("virtual_network", "Virtual network", required=True, choices_of="virtual_network")
 CIDR_FIELD = Field("ipv4_cidr", "IPv4 CIDR", required=True, placeholder="10.20.0.0/16")
 
@@ -201,7 +218,7 @@ VIEWS: dict[str, NetworkView] = {view.collection: view for view in (
                 refs={"virtual_network": _virtual_network_of},
                 form=(VN_FIELD, Field("ipv4_cidr", "IPv4 CIDR (inside the network's)", required=True,
                                       placeholder="10.20.1.0/24")),
-                fill=_fill_subnet),
+                fill=_fill_subnet, links=VN_LINK),
     NetworkView("security_group", "security-groups", "Security groups", "security group",
                 ("Virtual network", "Inbound rules", "Outbound rules"), security_group_row,
                 refs={"virtual_network": _virtual_network_of},
@@ -210,7 +227,7 @@ VIEWS: dict[str, NetworkView] = {view.collection: view for view in (
                             choices=(("", "no inbound rule"),) + tuple((p, p.upper()) for p in PROTOCOL_NUMBERS)),
                       Field("ports", "Inbound rule: ports", placeholder="22 or 8000-8080"),
                       Field("source", "Inbound rule: source CIDR", placeholder="0.0.0.0/0")),
-                fill=_fill_security_group),
+                fill=_fill_security_group, links=VN_LINK),
     NetworkView("external_ip", "external-ips", "External IPs", "external IP",
                 ("Address", "Pool", "Attached to"), external_ip_row,
                 refs={"external_ip_pool": lambda o: [o.status.pool or o.spec.pool]},  # type: ignore[attr-defined]
@@ -219,7 +236,8 @@ VIEWS: dict[str, NetworkView] = {view.collection: view for view in (
     NetworkView("nat_gateway", "nat-gateways", "NAT gateways", "NAT gateway",
                 ("Virtual network", "External IP"), nat_gateway_row,
                 refs={"virtual_network": _virtual_network_of,
-                      "external_ip": lambda o: [o.spec.external_ip]}),  # type: ignore[attr-defined]
+                      "external_ip": lambda o: [o.spec.external_ip]},  # type: ignore[attr-defined]
+                links={**VN_LINK, "External IP": ("external-ips", lambda o: o.spec.external_ip)}),  # type: ignore[attr-defined]
 )}
 
 #: The targets an external IP attachment names, with the noun the "Attached to" cell shows.

@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from osac.auth import policy
-from osac.console import catalogue, clusters, compute, networking
+from osac.console import catalogue, cluster_fields, clusters, compute, counts, network_detail, networking
 from osac.console.labels import (
     BARE_METAL_STATE_NAMES,
     BARE_METAL_STATES,
@@ -63,13 +63,20 @@ class Visit:
     def allows(self, kind: str, method: Method | policy.Method, obj: Message | None = None) -> bool:
         """Whether the API would let the caller do ``method`` (on ``obj``): a page never offers
         what the API would refuse."""
+        return not self.refusal(kind, method, obj)
+
+    def refusal(self, kind: str, method: Method | policy.Method, obj: Message | None = None) -> str:
+        """The API's refusal of ``method`` (on ``obj``) for the caller, or "" when it is allowed.
+        A Create needs a tenant the caller may create objects in, besides the role."""
         labels = dict(obj.metadata.labels) if obj is not None else None  # type: ignore[attr-defined]
         tenant = obj.metadata.tenant if obj is not None else None  # type: ignore[attr-defined]
         try:
             access.authorize(self.caller, kind, method, labels=labels, tenant=tenant)
-        except PermissionDenied:
-            return False
-        return True
+            if method is Method.CREATE:
+                access.creation_tenant(self.caller, None)
+        except PermissionDenied as error:
+            return error.message
+        return ""
 
 
 Handler = Callable[[Visit], Awaitable[Response]]
@@ -84,17 +91,19 @@ async def overview(visit: Visit) -> Response:
     clusters = await reads.counts_by_state("cluster")
     machines = await reads.counts_by_state("compute_instance")
     metal = await reads.counts_by_state("bare_metal_instance")
-    counts = {
+    by_state = {
         "Clusters": [(CLUSTER_STATES[n].text, clusters.get(n, 0)) for n in CLUSTER_STATES],
         "Virtual machines": [(COMPUTE_STATES[n].text, machines.get(n, 0)) for n in COMPUTE_STATES],
         "Bare metal": [(BARE_METAL_STATES[n].text, metal.get(n, 0)) for n in BARE_METAL_STATES],
     }
+    every_cluster = (await reads.all("cluster")).items
+    stages = counts.count_row("", every_cluster, (), counts.stage_columns(every_cluster)).by_stage
     attention = [
         ("Stalled", await reads.count("cluster", STALLED_FILTER), "/admin/stalled"),
         ("Degraded", await reads.count("cluster", DEGRADED_FILTER), "/admin/degraded"),
         ("Stage unknown", await reads.count("cluster", STAGE_UNKNOWN_FILTER), "/admin/stage-unknown"),
     ]
-    return visit.page("overview.html", title="Overview", counts=counts, attention=attention,
+    return visit.page("overview.html", title="Overview", counts=by_state, stages=stages, attention=attention,
                       events=[_event_row(e, visit.now) for e in events.items], revision=events.revision,
                       live_kinds=("cluster", "compute_instance", "bare_metal_instance"))
 
@@ -165,7 +174,8 @@ async def cluster_list(visit: Visit) -> Response:
                                    lambda items: [clusters.cluster_row(c, now) for c in items])
     return visit.page("clusters.html", title="Clusters", rows=rows, query=query,
                       pager=Pagination(query.page, query.per_page, listing.total), revision=listing.revision,
-                      states=CLUSTER_STATE_NAMES, state_labels=CLUSTER_STATES, live_kinds=("cluster",))
+                      states=CLUSTER_STATE_NAMES, state_labels=CLUSTER_STATES, live_kinds=("cluster",),
+                      can_create=visit.allows("cluster", Method.CREATE))
 
 
 VM_SORTS = ("name", "tenant", "state", "template", "internal_ip", "external_ip", CREATED)
@@ -269,7 +279,7 @@ async def network_list(visit: Visit) -> Response:
     names = await _network_names(visit, view, listing.items)
     deletable = {o.id for o in listing.items if visit.allows(view.kind, Method.DELETE, o)}  # type: ignore[attr-defined]
     return visit.page("network_list.html", title=view.title, view=view,
-                      rows=[view.row(o, names) for o in listing.items], deletable=deletable,
+                      rows=[view.build(o, names) for o in listing.items], deletable=deletable,
                       can_create=view.fill is not None and visit.allows(view.kind, Method.CREATE),
                       query=query, pager=Pagination(query.page, query.per_page, listing.total),
                       revision=listing.revision, live_kinds=view.live_kinds, notice=visit.request.query_params.get("notice"))
@@ -313,6 +323,43 @@ async def create_network(visit: Visit) -> Response:
 # -- details ---------------------------------------------------------------------------------------
 
 
+async def network_page(visit: Visit) -> Response:
+    """A networking object: its cells as in the list (references linked), state and message,
+    what belongs to it (a network's subnets, groups and NAT gateways; a subnet's workloads; a
+    group's rules) as the caller's own reads find them, and its events."""
+    view = _network_view(visit)
+    object_id = visit.request.path_params["id"]
+    events = await visit.reads.events(f"this.object_id == {cel_string(object_id)}", newest=10)
+    obj: Any = await visit.reads.get(view.kind, object_id)
+    row = view.build(obj, await _network_names(visit, view, [obj]))
+    summary: list[tuple[str, Any, str]] = [("ID", row.id, ""), ("Name", row.name, ""), ("Tenant", row.tenant, "")]
+    summary += [(column, cell, href) for column, cell, href in zip(view.columns, row.cells, row.links, strict=True)]
+    children = []
+    if view.kind == "virtual_network":
+        for collection in ("subnets", "security-groups", "nat-gateways"):
+            child = networking.VIEWS[collection]
+            items = (await visit.reads.all(child.kind, f"this.spec.virtual_network == {cel_string(object_id)}")).items
+            names = await _network_names(visit, child, items)
+            children.append((child, [child.build(item, names) for item in items]))
+    attached = None
+    if view.kind == "subnet":
+        attached = []
+        for kind in network_detail.ATTACHED:
+            for item in (await visit.reads.all(kind.kind, kind.filter(object_id))).items:
+                attached.append(kind.row(item, object_id))
+    created = obj.metadata.creation_timestamp if obj.metadata.HasField("creation_timestamp") else None
+    conditions = clusters.condition_rows(obj.status.conditions, visit.now) if hasattr(obj.status, "conditions") else None
+    return visit.page("network.html", title=f"{view.noun[:1].upper()}{view.noun[1:]} {row.name}", view=view, row=row,
+                      summary=summary, children=children, attached=attached,
+                      rules=network_detail.rule_rows(obj) if view.kind == "security_group" else None,
+                      conditions=conditions, created=clusters.Moment.of(created, visit.now),
+                      can_delete=visit.allows(view.kind, Method.DELETE, obj),
+                      events=[_event_row(e, visit.now) for e in events.items], revision=events.revision,
+                      object_id=object_id, shown_version=row.version, live_kinds=(view.kind,),
+                      related_kinds=network_detail.RELATED_KINDS.get(view.kind, ()),
+                      notice=visit.request.query_params.get("notice"))
+
+
 async def cluster_page(visit: Visit) -> Response:
     cluster_id = visit.request.path_params["id"]
     events = await visit.reads.events(f"this.object_id == {cel_string(cluster_id)}", newest=10)
@@ -320,12 +367,15 @@ async def cluster_page(visit: Visit) -> Response:
     host_type_ids = [ns.host_type for ns in cluster.spec.node_sets.values()]  # type: ignore[attr-defined]
     host_types = await visit.reads.names("host_type", host_type_ids)
     detail = clusters.cluster_detail(cluster, visit.now, host_types)
+    attachments = await visit.reads.all("external_ip_attachment", f"this.spec.cluster == {cel_string(cluster_id)}")
     can = {"scale": visit.allows("cluster", Method.UPDATE, cluster),
            "delete": visit.allows("cluster", Method.DELETE, cluster),
            "kubeconfig": visit.allows("cluster", policy.Method.GET_KUBECONFIG, cluster)}
     return visit.page("cluster.html", title=f"Cluster {detail.row.name}", c=detail, can=can,
                       events=[_event_row(e, visit.now) for e in events.items], revision=events.revision,
-                      object_id=cluster_id, shown_version=detail.row.version, live_kinds=("cluster",), notice=visit.request.query_params.get("notice"))
+                      external=clusters.external_addresses(attachments.items), object_id=cluster_id,
+                      shown_version=detail.row.version, live_kinds=("cluster",),
+                      related_kinds=("external_ip_attachment",), notice=visit.request.query_params.get("notice"))
 
 
 async def vm_page(visit: Visit) -> Response:
@@ -368,6 +418,11 @@ def _form_page(visit: Visit, template: str, title: str, error: str, values: dict
     return response
 
 
+def _options(names: list[str]) -> list[tuple[str, str]]:
+    """``(value, text)`` choices of a select whose values are the names shown."""
+    return [(name, name) for name in names]
+
+
 def _new_from_form(service: KindService, form: dict[str, str]) -> Any:
     """A new object of the service's kind, with the name and the tenant the form gives."""
     obj: Any = service.kind.private_class()()
@@ -381,7 +436,7 @@ async def vm_form(visit: Visit, error: str = "", values: dict[str, str] | None =
     templates = sorted(t.metadata.name for t in (await visit.reads.all("compute_instance_template")).items)  # type: ignore[attr-defined]
     types = sorted(t.metadata.name for t in (await visit.reads.all("instance_type")).items)  # type: ignore[attr-defined]
     return _form_page(visit, "vm_new.html", "Create a virtual machine", error, values, status,
-                      templates=templates, instance_types=types)
+                      templates=_options(templates), instance_types=_options(types))
 
 
 async def new_vm(visit: Visit) -> Response:
@@ -405,12 +460,69 @@ async def create_vm(visit: Visit) -> Response:
     return _back(f"/compute-instances/{created.id}", "Virtual machine created")  # type: ignore[attr-defined]
 
 
+async def _cluster_templates(visit: Visit) -> list[Message]:
+    """The cluster templates the caller sees, by name."""
+    return sorted((await visit.reads.all("cluster_template")).items, key=lambda t: t.metadata.name)  # type: ignore[attr-defined]
+
+
+def _template_named(templates: list[Message], wanted: str) -> Message:
+    """The template a form names (name or id); the first when it names none.
+
+    :raises NotFound: as the API says it of a template the caller does not see."""
+    if not templates:
+        raise NotFound("no cluster templates are offered yet; a provider admin creates them")
+    if not wanted:
+        return templates[0]
+    for template in templates:
+        if wanted in (template.id, template.metadata.name):  # type: ignore[attr-defined]
+            return template
+    raise NotFound(f"ClusterTemplate '{wanted}' not found")
+
+
+async def cluster_form(visit: Visit, error: str = "", values: dict[str, str] | None = None,
+                       status: int = 200) -> Response:
+    refusal = visit.refusal("cluster", Method.CREATE)
+    if refusal:
+        raise PermissionDenied(refusal)
+    templates = await _cluster_templates(visit)
+    template = _template_named(templates, (values or {}).get("template") or
+                               visit.request.query_params.get("template", ""))
+    host_types = await visit.reads.names("host_type", [n.host_type for n in template.node_sets.values()])  # type: ignore[attr-defined]
+    return _form_page(visit, "cluster_new.html", "Create a cluster", error,
+                      values if values is not None else cluster_fields.initial_values(template), status,
+                      template_options=[(t.metadata.name, f"{t.metadata.name}: {t.title}" if t.title else t.metadata.name)  # type: ignore[attr-defined]
+                                        for t in templates], chosen=template,
+                      parameters=cluster_fields.parameter_fields(template),
+                      node_sets=cluster_fields.node_set_fields(template, host_types))
+
+
+async def new_cluster(visit: Visit) -> Response:
+    return await cluster_form(visit)
+
+
+async def create_cluster(visit: Visit) -> Response:
+    """A cluster from a template: its parameters and node-set sizes from the form, external
+    access (an API and an ingress external IP) in the same call when the box is ticked, as
+    ``osac create cluster --external-ip-attachment`` does."""
+    form = await _form(visit)
+    template = _template_named(await _cluster_templates(visit), form.get("template", ""))
+    form["template"] = template.metadata.name  # type: ignore[attr-defined]
+    service = visit.reads.deps.services["cluster"]
+    cluster = _new_from_form(service, form)
+    try:
+        cluster_fields.fill_cluster(cluster, template, form)
+        created = await service.create(visit.caller, cluster)
+    except ServiceError as error:
+        return await cluster_form(visit, error.message, form, error.http_status)
+    return _back(f"/clusters/{created.id}", f"Cluster {cluster.metadata.name} created")  # type: ignore[attr-defined]
+
+
 async def bare_metal_form(visit: Visit, error: str = "", values: dict[str, str] | None = None,
                           status: int = 200) -> Response:
     host_types = sorted(t.metadata.name for t in (await visit.reads.all("host_type")).items  # type: ignore[attr-defined]
                         if is_bare_metal(t))
     return _form_page(visit, "baremetal_new.html", "Create a bare-metal instance", error, values, status,
-                      host_types=host_types)
+                      host_types=_options(host_types))
 
 
 async def new_bare_metal(visit: Visit) -> Response:
@@ -451,8 +563,10 @@ async def admin_list(visit: Visit) -> Response:
         return await catalogue_page(visit, catalogue.VIEWS[which])
     if not visit.is_admin:
         raise PermissionDenied("the cross-tenant lists are for provider admins")
+    if which == "counts":
+        return await counts_page(visit)
     if which not in ADMIN_LISTS:
-        raise NotFound(f"no admin list '{which}'; there are {', '.join([*ADMIN_LISTS, *catalogue.VIEWS])}")
+        raise NotFound(f"no admin list '{which}'; there are {', '.join([*ADMIN_LISTS, 'counts', *catalogue.VIEWS])}")
     title, expression, message_condition = ADMIN_LISTS[which]
     listing = await visit.reads.all("cluster", expression)
     rows = []
@@ -465,6 +579,14 @@ async def admin_list(visit: Visit) -> Response:
     rows.sort(key=lambda item: (item[0], item[1].row.id))  # oldest stage entry (largest age) first
     return visit.page("admin_list.html", title=title, which=which, rows=[(d, m) for _, d, m in rows],
                       total=listing.total, revision=listing.revision, live_kinds=("cluster",))
+
+
+async def counts_page(visit: Visit) -> Response:
+    """Clusters per state and per stage across all tenants, and per tenant (provider admins)."""
+    listing = await visit.reads.all("cluster")
+    states, stages, rows = counts.count_rows(listing.items)
+    return visit.page("admin_counts.html", title="Cluster counts", states=states, stages=stages, rows=rows,
+                      revision=listing.revision, live_kinds=("cluster",))
 
 
 async def catalogue_page(visit: Visit, view: catalogue.CatalogueView) -> Response:

@@ -1,7 +1,9 @@
 // Live pages: the change stream (Server-Sent Events) says which object changed and its version;
 // the page fetches its own new snapshot only when that version is higher than the one shown.
 // A reconnect resumes from the last revision seen (the browser sends Last-Event-ID). The only
-// timer is a 60 s safety net. Times get the viewer's local time on hover.
+// timer is a 60 s safety net. Times get the viewer's local time on hover. A detail page also
+// refreshes on any change of its related kinds (a subnet's page on its instances' changes); a
+// select marked data-submit-on-change submits its (GET) form when changed.
 (function () {
   "use strict";
   var SAFETY_NET_MS = 60000;
@@ -58,13 +60,16 @@
     if (timer === null) { timer = window.setTimeout(refresh, 50); }
   }
 
-  function subscribe(kinds) {
+  function subscribe(kinds, related) {
     var focus = body.getAttribute("data-object-id") || "";
     var source = new EventSource("/console/live?after=" + encodeURIComponent(body.getAttribute("data-revision") || "0"));
     source.addEventListener("change", function (message) {
       var change = JSON.parse(message.data);
       if (kinds.indexOf(change.kind) < 0) { return; }
-      if (focus && change.id !== focus) { return; }
+      if (focus && change.id !== focus) {
+        if (related.indexOf(change.kind) >= 0) { schedule(); }
+        return;
+      }
       var shown = focus ? parseInt(body.getAttribute("data-shown-version") || "0", 10) : shownVersion(change.id);
       if (change.type !== "deleted" && shown !== null && change.version <= shown) { return; }
       schedule();
@@ -72,10 +77,18 @@
     source.addEventListener("reload", schedule);
   }
 
+  function listOf(name) {
+    return (body.getAttribute(name) || "").split(",").filter(Boolean);
+  }
+
   localTimes(document);
-  var kinds = (body.getAttribute("data-live-kinds") || "").split(",").filter(Boolean);
+  document.querySelectorAll("select[data-submit-on-change]").forEach(function (select) {
+    select.addEventListener("change", function () { select.form.submit(); });
+  });
+  var related = listOf("data-related-kinds");
+  var kinds = listOf("data-live-kinds").concat(related);
   if (kinds.length) {
-    if (window.EventSource) { subscribe(kinds); }
+    if (window.EventSource) { subscribe(kinds, related); }
     window.setInterval(refresh, SAFETY_NET_MS);
   }
 })();

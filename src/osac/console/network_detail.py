@@ -1,0 +1,105 @@
+"""What the networking detail pages show besides the list row's cells: a security group's rules,
+what is attached to a subnet, and which reads find them.
+
+What a subnet serves is found with the caller's own List calls (so only what the caller may see):
+VMs and bare-metal instances naming it in a network attachment (spec, or status once the
+server resolved it), clusters whose network attachment is on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from google.protobuf.message import Message
+
+from osac.console.labels import BARE_METAL_STATES, CLUSTER_STATES, COMPUTE_STATES, Label, state_label
+from osac.console.networking import PROTOCOLS
+from osac.console.tables import cel_string
+
+#: Kinds whose changes alter a networking detail page besides the object itself.
+RELATED_KINDS: dict[str, tuple[str, ...]] = {
+    "virtual_network": ("subnet", "security_group", "nat_gateway"),
+    "subnet": ("compute_instance", "bare_metal_instance", "cluster"),
+    "external_ip": ("external_ip_attachment",),
+}
+
+
+@dataclass(frozen=True)
+class RuleRow:
+    direction: str
+    protocol: str
+    ports: str
+    peers: str
+
+
+def rule_rows(group: Message) -> tuple[RuleRow, ...]:
+    """The group's rules: inbound first, then outbound, as stored."""
+    rows = []
+    spec = group.spec  # type: ignore[attr-defined]
+    for direction, rules in (("Inbound", spec.ingress), ("Outbound", spec.egress)):
+        for rule in rules:
+            ports = "-"
+            if rule.port_from or rule.port_to:
+                ports = str(rule.port_from) if rule.port_from == rule.port_to else f"{rule.port_from}-{rule.port_to}"
+            peers = ", ".join(c for c in (rule.ipv4_cidr, rule.ipv6_cidr) if c) or "anywhere"
+            rows.append(RuleRow(direction, PROTOCOLS.get(rule.protocol, str(rule.protocol)), ports, peers))
+    return tuple(rows)
+
+
+@dataclass(frozen=True)
+class AttachedRow:
+    kind: str  # what the page calls it: Virtual machine, Bare-metal instance, Cluster
+    id: str
+    name: str
+    href: str
+    state: Label
+    addresses: str
+
+
+@dataclass(frozen=True)
+class Attached:
+    """One kind of workload that can sit on a subnet: how to find it and what it uses there."""
+
+    kind: str
+    noun: str
+    path: str
+    filter: Callable[[str], str]
+    addresses: Callable[[Any, str], str]
+    states: dict[int, Label]
+
+    def row(self, obj: Any, subnet_id: str) -> AttachedRow:
+        return AttachedRow(self.noun, obj.id, obj.metadata.name, f"/{self.path}/{obj.id}",
+                           state_label(self.states, obj.status.state), self.addresses(obj, subnet_id) or "-")
+
+
+def _nic_addresses(statuses: Sequence[Any], subnet_id: str) -> str:
+    return ", ".join(n.ip_address for n in statuses if n.subnet == subnet_id and n.ip_address)
+
+
+def _cluster_addresses(cluster: Any, _subnet_id: str) -> str:
+    status = cluster.status
+    return ", ".join(f"{what} {address}" for what, address in (("API", status.api_endpoint),
+                                                              ("ingress", status.ingress_endpoint)) if address)
+
+
+def _on_subnet(spec_list: str, status_list: str) -> Callable[[str], str]:
+    def expression(subnet_id: str) -> str:
+        literal = cel_string(subnet_id)
+        return (f"this.spec.{spec_list}.exists(a, a.subnet == {literal}) || "
+                f"this.status.{status_list}.exists(a, a.subnet == {literal})")
+    return expression
+
+
+ATTACHED = (
+    Attached("compute_instance", "Virtual machine", "compute-instances",
+             _on_subnet("compute_network_attachments", "compute_network_attachment_statuses"),
+             lambda vm, subnet: _nic_addresses(vm.status.compute_network_attachment_statuses, subnet), COMPUTE_STATES),
+    Attached("bare_metal_instance", "Bare-metal instance", "baremetal-instances",
+             _on_subnet("network_attachments", "network_attachment_statuses"),
+             lambda bmi, subnet: _nic_addresses(bmi.status.network_attachment_statuses, subnet), BARE_METAL_STATES),
+    Attached("cluster", "Cluster", "clusters",
+             lambda subnet: f"this.spec.network_attachment.subnet == {cel_string(subnet)}",
+             _cluster_addresses, CLUSTER_STATES),
+)
