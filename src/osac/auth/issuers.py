@@ -17,6 +17,9 @@ account tokens metering uses:
           system:serviceaccount:metering:reader: {role: provider-admin}
           system:serviceaccount:acme:ci: {role: tenant-admin, tenants: [acme]}
 
+An entry's optional ``console`` mapping lets users sign in to the web console at that issuer
+(``console_clients.py``).
+
 Subjects are values of the token's `sub` claim. Configuration errors name the path of the bad entry
 so they can be fixed without reading this code.
 """
