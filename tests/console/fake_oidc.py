@@ -13,6 +13,7 @@ import asyncio
 import base64
 import hashlib
 import hmac
+import html
 import re
 import secrets
 import socket
@@ -27,7 +28,7 @@ import uvicorn
 from cryptography.hazmat.primitives.asymmetric import rsa
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from osac.clock import Clock
@@ -55,6 +56,9 @@ class Realm:
     discovery_status: int = 200
     discovery_issuer: str | None = None
     deny: bool = False
+    #: Ask the user: ``/authorize`` shows a page whose "Approve" link (a navigation that starts on
+    #: the issuer's site, as a real sign-in form's) leads back to the client.
+    interactive: bool = False
     access_token_issuer: str | None = None
     id_token_issuer: str | None = None
     id_token_nonce: str | None = None
@@ -68,7 +72,7 @@ class Realm:
 
     def reset(self) -> None:
         fresh = Realm(self.name, self.client_id, self.client_secret)
-        for name in ("user", "discovery_status", "discovery_issuer", "deny", "access_token_issuer",
+        for name in ("user", "discovery_status", "discovery_issuer", "deny", "interactive", "access_token_issuer",
                      "id_token_issuer", "id_token_nonce", "id_token_audience", "access_token_sub"):
             setattr(self, name, getattr(fresh, name))
         self.authorize_requests.clear()
@@ -79,8 +83,11 @@ class Realm:
 class FakeIssuer:
     """The issuer's HTTP server, on its own event loop in a daemon thread."""
 
-    def __init__(self, clock: Clock, realms: list[Realm]) -> None:
+    def __init__(self, clock: Clock, realms: list[Realm], host: str = "127.0.0.1") -> None:
+        """``host`` names the issuer in its URLs: ``localhost`` makes it another site than a
+        console at 127.0.0.1 for a browser (ports do not make sites)."""
         self.clock = clock
+        self.host = host
         self.realms = {realm.name: realm for realm in realms}
         self.key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
         public = jwt.algorithms.RSAAlgorithm.to_jwk(self.key.public_key(), as_dict=True)
@@ -94,12 +101,13 @@ class FakeIssuer:
             Route("/realms/{realm}/.well-known/openid-configuration", self.discovery),
             Route("/realms/{realm}/certs", self.certs),
             Route("/realms/{realm}/authorize", self.authorize),
+            Route("/realms/{realm}/approve", self.approve),
             Route("/realms/{realm}/token", self.token, methods=["POST"]),
         ])
         self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False))
 
     def issuer(self, realm: str) -> str:
-        return f"http://127.0.0.1:{self.port}/realms/{realm}"
+        return f"http://{self.host}:{self.port}/realms/{realm}"
 
     def start(self) -> None:
         self.thread.start()
@@ -156,7 +164,15 @@ class FakeIssuer:
         code = secrets.token_urlsafe(24)
         realm.codes[code] = {"client_id": realm.client_id, "redirect_uri": back, "challenge": asked["code_challenge"],
                              "nonce": asked.get("nonce"), "user": realm.user}
-        return _back(back, code=code, state=asked.get("state", ""))
+        answer = f"{back}?{urlencode({'code': code, 'state': asked.get('state', '')})}"
+        if realm.interactive:
+            approve = f"{self.issuer(realm.name)}/approve?{urlencode({'to': answer})}"
+            return HTMLResponse(f'<!doctype html><title>Fake SSO</title><p>Sign in to {realm.client_id} as '
+                                f'{html.escape(realm.user.username)}?</p><a href="{html.escape(approve)}">Approve</a>')
+        return RedirectResponse(answer, status_code=302)
+
+    async def approve(self, request: Request) -> Response:
+        return RedirectResponse(request.query_params["to"], status_code=302)
 
     async def token(self, request: Request) -> Response:
         realm = self._realm(request)
