@@ -22,15 +22,16 @@ from tests.console.test_sessions import said
 from tests.support.onboarding import INSTANT
 
 CLOCK = FakeClock(datetime(2026, 3, 4, 10, 0, tzinfo=UTC))
-MAIN, PARTNERS, BROKEN = 0, 2, 3  # their places in auth.issuers (1 is an issuer without console sign-in)
+MAIN, PARTNERS, BROKEN, OFFLINE = 0, 2, 3, 4  # their places in auth.issuers (1 is an issuer without console sign-in)
 AGAIN = "start again from the sign-in page"
+OFFLINE_TOKEN_ENDPOINT = "http://127.0.0.1:9/token"  # the discard port: nothing listens
 
 
 @pytest.fixture(scope="module")
 def idp() -> Iterator[FakeIssuer]:
     issuer = FakeIssuer(CLOCK, [Realm("osac", "osac-console"), Realm("machines", "unused"),
                                 Realm("partners", "osac-partners", client_secret="s3cr/t:1"),
-                                Realm("broken", "osac-console")])
+                                Realm("broken", "osac-console"), Realm("offline", "osac-console")])
     issuer.start()
     try:
         yield issuer
@@ -50,6 +51,9 @@ def auth_config(idp: FakeIssuer) -> dict[str, object]:
                                    "authorization_endpoint": f"{partners}/authorize",
                                    "token_endpoint": f"{partners}/token"}),
         entry("broken", console={"client_id": "osac-console", "title": "Misconfigured SSO"}),
+        entry("offline", console={"client_id": "osac-console", "title": "Offline SSO",
+                                  "authorization_endpoint": f"{idp.issuer('offline')}/authorize",
+                                  "token_endpoint": OFFLINE_TOKEN_ENDPOINT}),
     ]}
 
 
@@ -107,10 +111,12 @@ def test_the_sign_in_page_offers_each_configured_issuer(served: ConsoleServer) -
         offers = re.findall(r'href="(/console/oidc/\d+/start\?next=[^"]*)">Sign in with ([^<]+)<', page.text)
         assert offers == [("/console/oidc/0/start?next=/clusters", "Fake SSO"),
                           ("/console/oidc/2/start?next=/clusters", "Partner SSO"),
-                          ("/console/oidc/3/start?next=/clusters", "Misconfigured SSO")]
+                          ("/console/oidc/3/start?next=/clusters", "Misconfigured SSO"),
+                          ("/console/oidc/4/start?next=/clusters", "Offline SSO")]
         unknown = browser.get("/console/oidc/1/start")
         assert unknown.status_code == 404
         assert "no sign-in is configured for issuer number 1 (auth.issuers[1].console)" in said(unknown)
+        assert browser.get("/console/oidc/first/start").status_code == 404
 
 
 def test_sign_in_lands_on_the_next_page_as_the_issuers_user(served: ConsoleServer, fake: FakeIssuer) -> None:
@@ -267,6 +273,15 @@ def test_tokens_the_verifier_refuses_open_no_session(served: ConsoleServer, fake
         assert refused.status_code == 401
         assert message(fake) in said(refused)
         assert SESSION_COOKIE not in refused.headers.get("set-cookie", "")
+        assert not has_session(browser)
+
+
+def test_an_unreachable_token_endpoint_is_named(served: ConsoleServer, fake: FakeIssuer) -> None:
+    with served.browser_client() as browser:
+        refused = sign_in(browser, OFFLINE)
+        assert refused.status_code == 503
+        assert (f"cannot reach the token endpoint {OFFLINE_TOKEN_ENDPOINT} of '{fake.issuer('offline')}' "
+                "(ConnectError" in said(refused)) and "try again later" in said(refused)
         assert not has_session(browser)
 
 

@@ -178,8 +178,8 @@ class Console:
 
     async def oidc_start(self, request: Request) -> Response:
         """``GET /console/oidc/{number}/start?next=``: off to the issuer's authorization endpoint."""
-        number = request.path_params["number"]
-        provider = self.oidc.provider(int(number)) if number.isdigit() else None
+        number: int = request.path_params["number"]
+        provider = self.oidc.provider(number)
         if provider is None:
             return self.error_page(request, 404, f"no sign-in is configured for issuer number {number} "
                                                  f"(auth.issuers[{number}].console); choose one on the sign-in page")
@@ -303,7 +303,7 @@ def build_console(deps: ConsoleDeps) -> Starlette:
         Route(CODES, console.issue_code, methods=["POST"]),
         Route(DEV_SIGN_IN, console.dev_sign_in, methods=["GET", "POST"]),
         Route(f"{OIDC}/callback", console.oidc_callback, methods=["GET"]),
-        Route(f"{OIDC}/{{number}}/start", console.oidc_start, methods=["GET"]),
+        Route(f"{OIDC}/{{number:int}}/start", console.oidc_start, methods=["GET"]),
         Route("/console/sign-out", console.sign_out, methods=["POST"]),
         Route("/console/live", console.live, methods=["GET"]),
         Mount("/console/static", app=StaticFiles(directory=HERE / "static"), name="static"),
