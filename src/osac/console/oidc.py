@@ -19,7 +19,7 @@ import hashlib
 import hmac
 import secrets
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -31,8 +31,8 @@ import jwt
 from osac.auth.console_clients import ConsoleClient
 from osac.auth.errors import AuthError
 from osac.auth.issuers import TrustedIssuer
-from osac.auth.subject import Subject
 from osac.clock import Clock
+from osac.console.deps import Verify, VerifyIdToken
 
 PENDING_TTL = timedelta(minutes=10)
 """How long a started sign-in waits for the identity provider's answer."""
@@ -50,9 +50,6 @@ COOKIE = "osac_console_oidc"
 """The pre-session cookie binding a started sign-in to its browser (SameSite=Lax, see docs)."""
 
 AGAIN = "start again from the sign-in page"
-
-VerifyBearer = Callable[[str | None], Awaitable[Subject]]
-VerifyIdToken = Callable[..., Awaitable[dict[str, Any]]]
 
 
 class SignInRefused(Exception):
@@ -107,7 +104,7 @@ class OidcSignIn:
     short-lived client with ``HTTP_TIMEOUT``.
     """
 
-    def __init__(self, issuers: Sequence[TrustedIssuer], clock: Clock, verify: VerifyBearer,
+    def __init__(self, issuers: Sequence[TrustedIssuer], clock: Clock, verify: Verify,
                  verify_id_token: VerifyIdToken | None, http: httpx.AsyncClient | None = None) -> None:
         self.providers = [Provider(number, trusted.issuer, trusted.console)
                           for number, trusted in enumerate(issuers) if trusted.console is not None]
