@@ -82,7 +82,7 @@ def test_nothing_configured_trusts_nobody_extra(config: dict[str, Any]) -> None:
         ),
         pytest.param(
             {"issuers": [{**KEYCLOAK, "admins": ["x"]}]},
-            "auth.issuers[0]: unknown key admins; expected admin_subjects, audience, issuer, jwks_url, max_token_lifetime, subjects",
+            "auth.issuers[0]: unknown key admins; expected admin_subjects, audience, console, issuer, jwks_url, max_token_lifetime, subjects",
             id="unknown-issuer-key",
         ),
         pytest.param(

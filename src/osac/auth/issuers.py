@@ -17,6 +17,9 @@ account tokens metering uses:
           system:serviceaccount:metering:reader: {role: provider-admin}
           system:serviceaccount:acme:ci: {role: tenant-admin, tenants: [acme]}
 
+An entry's optional ``console`` mapping lets users sign in to the web console at that issuer
+(``console_clients.py``).
+
 Subjects are values of the token's `sub` claim. Configuration errors name the path of the bad entry
 so they can be fixed without reading this code.
 """
@@ -28,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from osac.auth.console_clients import ConsoleClient, load_console_client
 from osac.auth.errors import AuthConfigError
 from osac.auth.subject import Role
 
@@ -54,9 +58,12 @@ class TrustedIssuer:
     max_token_lifetime: int = DEFAULT_MAX_TOKEN_LIFETIME
     #: When set, the token's ``aud`` (a string or a list) must contain it.
     audience: str | None = None
+    #: When set, the web console offers sign-in at this issuer (``console_clients.py``).
+    console: ConsoleClient | None = None
 
 
-_ISSUER_KEYS = frozenset({"issuer", "jwks_url", "admin_subjects", "subjects", "max_token_lifetime", "audience"})
+_ISSUER_KEYS = frozenset({"issuer", "jwks_url", "admin_subjects", "subjects", "max_token_lifetime", "audience",
+                          "console"})
 _SUBJECT_KEYS = frozenset({"role", "tenants"})
 _ROLE_NAMES = {role.value: role for role in Role}
 
@@ -136,6 +143,7 @@ def _issuer(entry: Any, path: str) -> TrustedIssuer:
     audience = entry.get("audience")
     if audience is not None and (not isinstance(audience, str) or not audience):
         raise AuthConfigError(f"{path}.audience: must be a non-empty string")
+    console = entry.get("console")
     return TrustedIssuer(
         issuer=issuer,
         jwks_url=jwks_url,
@@ -144,6 +152,7 @@ def _issuer(entry: Any, path: str) -> TrustedIssuer:
         subject_tenants=tenants,
         max_token_lifetime=lifetime,
         audience=audience,
+        console=None if console is None else load_console_client(console, issuer, f"{path}.console"),
     )
 
 

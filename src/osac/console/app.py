@@ -7,6 +7,7 @@ Mounted by the HTTP app at ``/`` after the API's routes, so ``/api/...``, ``/hea
 from __future__ import annotations
 
 import logging
+import secrets
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,8 @@ from osac.console import pages
 from osac.console.assets import patternfly_dir
 from osac.console.deps import ConsoleDeps
 from osac.console.live import live_stream, resume_point
+from osac.console.oidc import COOKIE as OIDC_COOKIE
+from osac.console.oidc import PENDING_TTL, OidcSignIn, SignInRefused
 from osac.console.reads import Reads
 from osac.console.security import (
     CSRF_FIELD,
@@ -35,6 +38,7 @@ from osac.console.security import (
     SecurityHeaders,
     form_fields,
     is_same_origin,
+    local_path,
     tokens_match,
 )
 from osac.console.sessions import COOKIE, Session, Sessions, SignInCodes
@@ -47,6 +51,7 @@ HERE = Path(__file__).resolve().parent
 SIGN_IN = "/console/sign-in"
 DEV_SIGN_IN = "/console/dev-sign-in"
 CODES = "/console/sign-in/codes"
+OIDC = "/console/oidc"
 EXPIRED = "your session has ended (its token expired or is no longer accepted); sign in again"
 
 
@@ -57,6 +62,7 @@ class Console:
         self.deps = deps
         self.sessions = Sessions()
         self.codes = SignInCodes(deps.clock)
+        self.oidc = OidcSignIn(deps.issuers, deps.clock, deps.verify, deps.verify_id_token)
         self.patternfly = patternfly_dir()
         self.templates = Environment(loader=FileSystemLoader(HERE / "templates"),
                                      autoescape=select_autoescape(["html"]), trim_blocks=True, lstrip_blocks=True)
@@ -129,9 +135,11 @@ class Console:
             return "refused: the form's CSRF token is missing or wrong; reload the page and try again"
         return ""
 
-    def open_session(self, token: str, next_path: str = "/") -> Response:
+    def open_session(self, token: str, next_path: str = "/", response: Response | None = None) -> Response:
+        """A new session for ``token``, its cookie on ``response`` (default: a redirect to ``next_path``)."""
         session = self.sessions.open(token)
-        response = RedirectResponse(_local(next_path), status_code=303)
+        if response is None:
+            response = RedirectResponse(_local(next_path), status_code=303)
         response.set_cookie(COOKIE, session.id, httponly=True, samesite="strict", path="/")
         response.delete_cookie(PRE_SESSION_COOKIE, path="/")
         return response
@@ -150,28 +158,66 @@ class Console:
         url = f"{request.url.scheme}://{request.headers.get('host', request.url.netloc)}{SIGN_IN}?code={code}"
         return JSONResponse({"url": url, "expires_in_seconds": 60})
 
+    def sign_in_page(self, status: int = 200, next_path: str = "/", error: str = "") -> HTMLResponse:
+        return self.html("sign_in.html", status=status, title="Sign in", next=next_path, error=error,
+                         providers=self.oidc.providers)
+
     async def sign_in(self, request: Request) -> Response:
         code = request.query_params.get("code")
         if code is None:
-            return self.html("sign_in.html", title="Sign in", next=_local(request.query_params.get("next", "/")))
+            return self.sign_in_page(next_path=_local(request.query_params.get("next", "/")))
         token = self.codes.redeem(code)
         if token is None:
-            return self.html("sign_in.html", status=401, title="Sign in", next="/",
-                             error="this sign-in code is unknown, used or expired (codes are valid once, for 60 "
-                                   "seconds); run 'osac console' again")
+            return self.sign_in_page(401, error="this sign-in code is unknown, used or expired (codes are valid "
+                                                "once, for 60 seconds); run 'osac console' again")
         try:
             await self.deps.verify(f"Bearer {token}")
         except auth_errors.AuthError as error:
-            return self.html("sign_in.html", status=401, title="Sign in", next="/", error=str(error))
+            return self.sign_in_page(401, error=str(error))
         return self.open_session(token)
+
+    async def oidc_start(self, request: Request) -> Response:
+        """``GET /console/oidc/{number}/start?next=``: off to the issuer's authorization endpoint."""
+        number: int = request.path_params["number"]
+        provider = self.oidc.provider(number)
+        if provider is None:
+            return self.error_page(request, 404, f"no sign-in is configured for issuer number {number} "
+                                                 f"(auth.issuers[{number}].console); choose one on the sign-in page")
+        given = request.query_params.get("next", "/")
+        next_path = local_path(given)
+        if next_path is None:
+            return self.sign_in_page(400, error=f"next: '{given}' is not a page of this console (only paths "
+                                                f"such as /clusters are accepted); start again from the sign-in page")
+        binding = request.cookies.get(OIDC_COOKIE) or secrets.token_urlsafe(32)
+        redirect_uri = provider.client.redirect_uri or (
+            f"{request.url.scheme}://{request.headers.get('host', request.url.netloc)}{OIDC}/callback")
+        try:
+            location = await self.oidc.start(provider, binding, redirect_uri, next_path)
+        except SignInRefused as refused:
+            return self.sign_in_page(refused.status, next_path, refused.message)
+        response = RedirectResponse(location, status_code=303)
+        # Lax, not Strict: the callback is a top-level GET navigation coming from the issuer's site.
+        response.set_cookie(OIDC_COOKIE, binding, max_age=int(PENDING_TTL.total_seconds()), httponly=True,
+                            samesite="lax", path=OIDC, secure=request.url.scheme == "https")
+        return response
+
+    async def oidc_callback(self, request: Request) -> Response:
+        """``GET /console/oidc/callback``: the issuer's answer; a session, or a page saying why not."""
+        try:
+            token, next_path = await self.oidc.finish(request.query_params, request.cookies.get(OIDC_COOKIE))
+        except SignInRefused as refused:
+            log.info("web console: OIDC sign-in refused: %s", refused.message)
+            return self.sign_in_page(refused.status, error=refused.message)
+        # A page of our own moves on to next_path: a navigation that began at the issuer's site
+        # would not carry the SameSite=Strict session cookie, a same-site one from this page does.
+        landing = self.html("signed_in.html", title="Signed in", next=next_path)
+        return self.open_session(token, response=landing)
 
     async def dev_sign_in(self, request: Request) -> Response:
         issuer = self.deps.dev_issuer
         if issuer is None:
             return self.error_page(request, 404, "the development sign-in exists in development mode only")
         if request.method in SAFE_METHODS:
-            import secrets
-
             token = request.cookies.get(PRE_SESSION_COOKIE) or secrets.token_urlsafe(24)
             response = self.html("dev_sign_in.html", title="Development sign-in", csrf=token,
                                  roles=[role.value for role in Role], next=_local(request.query_params.get("next", "/")))
@@ -259,6 +305,8 @@ def build_console(deps: ConsoleDeps) -> Starlette:
         Route(SIGN_IN, console.sign_in, methods=["GET"]),
         Route(CODES, console.issue_code, methods=["POST"]),
         Route(DEV_SIGN_IN, console.dev_sign_in, methods=["GET", "POST"]),
+        Route(f"{OIDC}/callback", console.oidc_callback, methods=["GET"]),
+        Route(f"{OIDC}/{{number:int}}/start", console.oidc_start, methods=["GET"]),
         Route("/console/sign-out", console.sign_out, methods=["POST"]),
         Route("/console/live", console.live, methods=["GET"]),
         Mount("/console/static", app=StaticFiles(directory=HERE / "static"), name="static"),
@@ -272,8 +320,8 @@ def build_console(deps: ConsoleDeps) -> Starlette:
 
 
 def _local(path: str) -> str:
-    """Only paths on this server (no ``//host`` or scheme): the redirect after sign-in."""
-    return path if path.startswith("/") and not path.startswith("//") and "\\" not in path else "/"
+    """Only paths on this server (``security.local_path``), else the overview."""
+    return local_path(path) or "/"
 
 
 def _role_text(roles: frozenset[Role]) -> str:
@@ -285,4 +333,4 @@ def _role_text(roles: frozenset[Role]) -> str:
 
 def _status_title(status: int) -> str:
     return {400: "Not accepted", 401: "Signed out", 403: "Refused", 404: "Not found", 409: "Conflict",
-            412: "Not possible now", 429: "Too many", 503: "Unavailable"}.get(status, "Error")
+            412: "Not possible now", 429: "Too many", 502: "Bad answer", 503: "Unavailable"}.get(status, "Error")

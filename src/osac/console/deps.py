@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from osac.auth.dev_issuer import DevIssuer
+from osac.auth.issuers import TrustedIssuer
 from osac.auth.subject import Subject
 from osac.clock import Clock
 from osac.services.core.catalog import Services
@@ -14,6 +16,10 @@ from osac.services.streams.lifecycle_events import LifecycleEventsService
 
 #: Checks ``authorization: Bearer <token>`` as the API does. :raises osac.auth.errors.AuthError:
 Verify = Callable[[str | None], Awaitable[Subject]]
+
+#: ``(token, *, issuer, client_id, nonce)``: the claims of a verified ID token
+#: (``TokenVerifier.verify_id_token``). :raises osac.auth.errors.AuthError:
+VerifyIdToken = Callable[..., Awaitable[dict[str, Any]]]
 
 
 @dataclass(frozen=True)
@@ -25,3 +31,7 @@ class ConsoleDeps:
     clock: Clock
     #: The development issuer; None outside development mode (no development sign-in page).
     dev_issuer: DevIssuer | None = None
+    #: The trusted issuers, in configuration order; those with ``console`` settings are offered
+    #: on the sign-in page.
+    issuers: Sequence[TrustedIssuer] = ()
+    verify_id_token: VerifyIdToken | None = None

@@ -75,5 +75,18 @@ async def form_fields(request: Request) -> dict[str, str]:
     return dict(cached)
 
 
+def local_path(path: str | None) -> str | None:
+    """``path`` when it is a path on this server, else None: the page to go to after sign-in.
+
+    Refused: anything but ``/...``; ``//host`` and ``/\\host`` (browsers read both as another
+    host); control characters and whitespace, which browsers drop from URLs (``/<tab>/host``
+    becomes ``//host``)."""
+    if not path or not path.startswith("/") or path.startswith("//") or "\\" in path:
+        return None
+    if any(ord(char) < 0x21 or ord(char) == 0x7F for char in path):
+        return None
+    return path
+
+
 def tokens_match(expected: str, given: str | None) -> bool:
     return bool(expected) and given is not None and hmac.compare_digest(expected.encode(), given.encode())

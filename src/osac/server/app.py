@@ -123,9 +123,8 @@ class Application:
         self.events = EventsService(self.store, self.wakeup)
         self.lifecycle_events = LifecycleEventsService(self.store)
         self.dev_issuer = DevIssuer(settings.data_dir, clock=self.clock) if settings.dev_issuer else None
-        self.verifier = TokenVerifier(
-            load_trusted_issuers(settings.config), dev_issuer=self.dev_issuer, clock=self.clock
-        )
+        self.trusted_issuers = load_trusted_issuers(settings.config)
+        self.verifier = TokenVerifier(self.trusted_issuers, dev_issuer=self.dev_issuer, clock=self.clock)
         self.authenticator = Authenticator(self.verifier)
         self.endpoints = self._endpoints()
 

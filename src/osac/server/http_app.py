@@ -161,6 +161,8 @@ def build_http_app(application: Application) -> Starlette:
         verify=application.verifier.verify,
         clock=application.clock,
         dev_issuer=application.dev_issuer,
+        issuers=application.trusted_issuers,
+        verify_id_token=application.verifier.verify_id_token,
     ))))
     app = Starlette(routes=routes, middleware=[Middleware(InternalErrors)])
     app.state.max_request_bytes = application.settings.max_request_bytes
