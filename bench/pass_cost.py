@@ -14,8 +14,11 @@ The server is the real ``Application`` in this process (controllers on, the simu
 ``instant`` speed, the benchmark catalogue), so the controller's own pass counter
 (``Controller.add_pass_listener``, ``osac.store.cost``) reports each pass. Every pass of the
 cluster between the trigger and the quiet point is counted (``passes``: 1 for each case when
-nothing is wasted); the other columns are per pass. The counts are deterministic; ``cpu_us`` is
-the median over ``--repeat`` passes and depends on the machine.
+nothing is wasted); the other columns are per pass, except ``server_statements``: every
+statement the whole process sent from the trigger until it was quiet again (median per trigger:
+the fault call's, the simulator scheduler's, the pass's and the controllers' change feed's). The
+counts are deterministic; ``cpu_us`` is the median over ``--repeat`` passes and depends on the
+machine.
 
     python -m bench.pass_cost [--db sqlite postgresql] [--repeat 10] [--clusters 3] [--json]
 """
@@ -56,6 +59,7 @@ from osac.controllers.runtime.manager import Controller, Outcome
 from osac.model import protos
 from osac.server.app import Application
 from osac.server.settings import Settings, load_config
+from osac.store import cost as store_cost
 from osac.store.cost import PassCost
 
 API = "/api/fulfillment/v1"
@@ -181,12 +185,15 @@ async def measure(app: Application, cluster_ids: Sequence[str], repeat: int, db:
     create, delete = client.unary(FAULTS, "Create"), client.unary(FAULTS, "Delete")
     fault_cls = protos.message_class(f"{protos.PRIVATE}.SimulatorFault")
     results: dict[str, list[list[PassCost]]] = {case: [] for case in CASES}
+    server_statements: dict[str, list[int]] = {case: [] for case in CASES}
     target = cluster_ids[0]
 
     async def run(case: str, trigger: Any) -> None:
         start = len(passes.seen)
+        before = store_cost.PROCESS.statements
         await trigger()
         await passes.quiet(controller, after=start, object_id=target)
+        server_statements[case].append(store_cost.PROCESS.statements - before)
         ours = [cost for object_id, _, cost in passes.seen[start:] if object_id == target]
         others = [object_id for object_id, _, _ in passes.seen[start:] if object_id != target]
         if others:
@@ -217,7 +224,8 @@ async def measure(app: Application, cluster_ids: Sequence[str], repeat: int, db:
             await run("no_change", no_change)
     finally:
         await client.close()
-    return [_row(db, case, results[case]) for case in CASES]
+    return [{**_row(db, case, results[case]), "server_statements": statistics.median(server_statements[case])}
+            for case in CASES]
 
 
 async def one_database(db: str, repeat: int, clusters: int) -> list[dict[str, Any]]:

@@ -71,3 +71,4 @@ async def test_payload_filter_is_kind_and_path(outbox: Database) -> None:
     sql = str(predicate.compile(outbox.engine, compile_kwargs={"literal_binds": True}))
     assert "events.kind = 'widget'" in sql
     assert "spec" in sql and "network" in sql
+

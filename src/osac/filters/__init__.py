@@ -10,6 +10,7 @@ select(subnets).where(tenancy, predicate)
 from osac.filters.compiler import compile_filter, json_dialect
 from osac.filters.errors import FilterError
 from osac.filters.operands import Source
+from osac.filters.payload_kinds import payload_kinds
 from osac.filters.roots import EventRoot, FilterRoot, ObjectRoot
 from osac.filters.types import Encoding
 
@@ -22,4 +23,5 @@ __all__ = [
     "Source",
     "compile_filter",
     "json_dialect",
+    "payload_kinds",
 ]

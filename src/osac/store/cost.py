@@ -40,7 +40,7 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
-__all__ = ["PassCost", "counting", "count_decoded", "count_copied", "count_encoded", "install"]
+__all__ = ["PROCESS", "PassCost", "counting", "count_decoded", "count_copied", "count_encoded", "install"]
 
 
 @dataclass
@@ -68,6 +68,9 @@ class PassCost:
 
 
 _active: ContextVar[tuple[PassCost, ...]] = ContextVar("osac_store_cost", default=())
+#: Every statement of the process, whoever sent it (the API, the schedulers, the controllers'
+#: feeds, timers): what a change costs the whole server is the growth between two readings.
+PROCESS = PassCost()
 
 _WRITES = ("INSERT", "UPDATE", "DELETE")
 #: ``Connection.info`` key: the counters a transaction on this connection counts into, and
@@ -114,6 +117,7 @@ def install(engine: Engine) -> None:
 
     @event.listens_for(engine, "before_cursor_execute")
     def _execute(connection: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        PROCESS.statements += 1
         counters = _active.get()
         for cost in counters:
             cost.statements += 1

@@ -50,6 +50,13 @@ class EventsService:
     def event_class(self, private: bool) -> type[Message]:
         return protos.message_class(f"{protos.PRIVATE if private else protos.PUBLIC}.Event")
 
+    def _root(self, private: bool) -> filters.EventRoot:
+        table = schema.events
+        return filters.EventRoot(
+            self.event_class(private).DESCRIPTOR, table.c.type, table.c.kind, table.c.data,
+            hidden_fields=registry.WRITE_ONLY_FIELDS,
+        )
+
     def _conditions(self, caller: Caller, expression: str, dialect: str) -> list[ColumnElement[bool]]:
         table = schema.events
         conditions: list[ColumnElement[bool]] = []
@@ -62,10 +69,7 @@ class EventsService:
             hidden = [kind.name for kind in registry.KINDS if not kind.has_public_api]
             conditions.append(table.c.kind.not_in(hidden))
         if expression and expression.strip():
-            root = filters.EventRoot(
-                self.event_class(caller.private).DESCRIPTOR, table.c.type, table.c.kind, table.c.data,
-                hidden_fields=registry.WRITE_ONLY_FIELDS,
-            )
+            root = self._root(caller.private)
             try:
                 conditions.append(
                     filters.compile_filter(expression, root, dialect=dialect, now=self.store.clock.now())
@@ -95,18 +99,23 @@ class EventsService:
                 except RevisionExpired as error:
                     raise OutOfRange(str(error)) from error
         cursor = after_revision if after_revision else live_from
+        kinds: frozenset[str] | None = None
         if expression and expression.strip():
-            return self._follow(caller, conditions, cursor, live_from)
-        return self._fan_out(caller, conditions, cursor, live_from)
+            kinds = filters.payload_kinds(expression, self._root(caller.private))
+            if kinds is None:
+                return self._follow(caller, conditions, cursor, live_from)
+        return self._fan_out(caller, conditions, cursor, live_from, kinds)
 
     async def _fan_out(
-        self, caller: Caller, conditions: list[ColumnElement[bool]], cursor: int, live_from: int
+        self, caller: Caller, conditions: list[ColumnElement[bool]], cursor: int, live_from: int,
+        kinds: frozenset[str] | None = None,
     ) -> AsyncIterator[Message]:
-        """Unfiltered streams: served from the shared window (one outbox read per commit for
-        all of them), with visibility applied in memory; a replay older than the window reads
-        the outbox itself first, with the same conditions in SQL."""
+        """Streams without a filter, or whose filter only chooses payload kinds
+        (``has(event.cluster)``): served from the shared window (one outbox read per commit for
+        all of them), with visibility and kinds applied in memory; a replay older than the window
+        reads the outbox itself first, with the same conditions in SQL."""
         event_class = self.event_class(caller.private)
-        visible = self._visibility(caller)
+        visible = self._visibility(caller, kinds)
         recent = self.recent
         while True:
             await recent.refresh()
@@ -132,10 +141,11 @@ class EventsService:
                 raise ResourceExhausted(f"watch consumer is too slow; resume from revision {cursor}")
             await self._wait(cursor)
 
-    def _visibility(self, caller: Caller) -> Callable[[outbox.StoredEvent], bool]:
-        """The in-memory twin of the tenancy conditions of ``_conditions`` (no filter)."""
+    def _visibility(self, caller: Caller, kinds: frozenset[str] | None = None) -> Callable[[outbox.StoredEvent], bool]:
+        """The in-memory twin of the conditions of ``_conditions``: tenancy, and the payload
+        kinds of a filter that only chooses those (``filters.payload_kinds``)."""
         if caller.private:
-            return lambda stored: True
+            return (lambda stored: True) if kinds is None else (lambda stored: stored.kind in kinds)
         tenants = caller.subject.visible_tenants
         hidden = {kind.name for kind in registry.KINDS if not kind.has_public_api}
 
@@ -145,6 +155,7 @@ class EventsService:
                 and stored.tenant != SYSTEM_TENANT
                 and stored.type != EVENT_SIGNALED
                 and stored.kind not in hidden
+                and (kinds is None or stored.kind in kinds)
             )
 
         return visible

@@ -24,7 +24,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Collection, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -95,7 +95,7 @@ class SimulatedClusterProvider:
         self.settings = parse_cluster_settings(runtime.settings)
         self.timing = ClusterTiming(runtime.speed, runtime.seed, self.settings)
         self.store = ClusterStore(runtime.engine, runtime.clock, reader=runtime.reader)
-        self._wakers: set[asyncio.Event] = set()
+        self._wakers: set[_Waker] = set()
         #: Passes subscribers have finished (each: due steps processed, changes announced); who
         #: drives a fake clock waits for one before moving it, so no step is folded into catch-up.
         self.subscription_passes = 0
@@ -152,23 +152,29 @@ class SimulatedClusterProvider:
         return admin_password(self.runtime.seed, cluster_id)
 
     async def subscribe(self) -> AsyncIterator[ChangeNotice]:
-        wake = asyncio.Event()
-        self._wakers.add(wake)
+        waker = _Waker()
+        self._wakers.add(waker)
         try:
-            with self.runtime.schedulers.running(KIND, wake) as scheduler:
-                async with contextlib.aclosing(self._schedule(wake, scheduler)) as notices:
+            with self.runtime.schedulers.running(KIND, waker.event) as scheduler:
+                async with contextlib.aclosing(self._schedule(waker, scheduler)) as notices:
                     async for notice in notices:
                         yield notice
         finally:
-            self._wakers.discard(wake)
+            self._wakers.discard(waker)
 
-    async def _schedule(self, wake: asyncio.Event, scheduler: Scheduler) -> AsyncGenerator[ChangeNotice]:
+    async def _schedule(self, waker: _Waker, scheduler: Scheduler) -> AsyncGenerator[ChangeNotice]:
+        """Full passes (due steps, saved plans) when a step falls due, a plan was saved, the clock
+        moved or ``POLL_SECONDS`` went by; between them a fault change only yields its notices,
+        with no read: it moves no step and stores no plan (one statement less than three per
+        change, docs/simulator.md)."""
         seen = await self.store.versions()
         catching_up = True
         looked_at: datetime | None = None  # when the last pass that found its changes started
         looked_at_all: datetime | None = None
+        wake = waker.event
         while True:
             wake.clear()
+            waker.plan_saved = False
             started = self.runtime.clock.now()
             happened: list[tuple[str, int, datetime]] = []
             try:
@@ -189,12 +195,21 @@ class SimulatedClusterProvider:
                 catching_up = False
             for cluster_id, _version, changed_at in happened:
                 yield ChangeNotice(KIND, cluster_id, changed_at)
-            forced, self._fault_changes = self._fault_changes, {}
-            for cluster_id, changed_at in sorted(forced.items(), key=lambda item: (item[1], item[0])):
-                yield ChangeNotice(KIND, cluster_id, changed_at)
+            for notice in self._take_fault_notices():
+                yield notice
             self.subscription_passes += 1
             scheduler.passed_at = started
-            await self._pause(wake)
+            next_due = await self._next_due()
+            poll_until = asyncio.get_running_loop().time() + POLL_SECONDS
+            while not await self._pause(waker, next_due, poll_until, started):
+                wake.clear()
+                for notice in self._take_fault_notices():
+                    yield notice
+
+    def _take_fault_notices(self) -> list[ChangeNotice]:
+        forced, self._fault_changes = self._fault_changes, {}
+        return [ChangeNotice(KIND, cluster_id, changed_at)
+                for cluster_id, changed_at in sorted(forced.items(), key=lambda item: (item[1], item[0]))]
 
     # -- beyond the contract -----------------------------------------------------------------------
 
@@ -277,7 +292,7 @@ class SimulatedClusterProvider:
             if after is None or (before is not None and after.version == before.version):
                 return _Outcome(after, around, now)
             if await self.store.save(before, after):
-                self._wake()
+                self._wake(plan_saved=True)
                 return _Outcome(after, around, now)
             faults = None
         raise TransientProviderError(
@@ -324,38 +339,54 @@ class SimulatedClusterProvider:
             self._fault_changes.setdefault(cluster_id, now)
         self._wake()
 
-    def _wake(self) -> None:
-        for wake in self._wakers:
-            wake.set()
+    def _wake(self, *, plan_saved: bool = False) -> None:
+        for waker in self._wakers:
+            waker.plan_saved = waker.plan_saved or plan_saved
+            waker.event.set()
 
-    async def _pause(self, wake: asyncio.Event) -> None:
-        """Wait until the next step is due, this provider stores a plan, or it is time to look
-        again for changes made elsewhere."""
-        clock = self.runtime.clock
+    async def _next_due(self) -> datetime | None:
         try:
-            next_due = await self.store.next_due_at()
+            return await self.store.next_due_at()
         except Exception as error:
             raise_if_cancelled(error)
             logger.exception("simulated clusters: reading the next due time failed")
-            next_due = None
+            return None
+
+    async def _pause(self, waker: _Waker, next_due: datetime | None, poll_until: float, started: datetime) -> bool:
+        """Wait until the next step is due, this provider stores a plan, a fault changes, or it
+        is time to look again for changes made elsewhere (``poll_until``, loop time). True when
+        a full pass is due; False when only fault changes woke it (the clock standing still
+        where it is a fake one, ``started`` being the last full pass's time)."""
+        clock = self.runtime.clock
+        wake = waker.event
         now = clock.now()
         if next_due is not None and next_due <= now:
             await asyncio.sleep(0)
-            return
+            return True
         loop = asyncio.get_running_loop()
         if isinstance(clock, FakeClock):
-            deadline = loop.time() + FAKE_CLOCK_RECHECK
+            deadline = min(loop.time() + FAKE_CLOCK_RECHECK, poll_until)
             while not wake.is_set() and loop.time() < deadline:
                 if next_due is not None and clock.now() >= next_due:
-                    return
+                    return True
                 await asyncio.sleep(FAKE_CLOCK_POLL)
-            return
-        timeout = POLL_SECONDS
+            return not wake.is_set() or waker.plan_saved or clock.now() != started
+        timeout = max(poll_until - loop.time(), 0.0)
         if next_due is not None:
             timeout = min(timeout, max((next_due - now).total_seconds(), 0.0))
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(timeout):  # not wait_for: it can swallow cancellation on 3.11
                 await wake.wait()
+        return not wake.is_set() or waker.plan_saved or (next_due is not None and clock.now() >= next_due)
+
+
+@dataclass(eq=False)
+class _Waker:
+    """One subscriber's wake-up: ``event`` is set by anything that wants a look (a saved plan,
+    a fault change, the clock moving); ``plan_saved`` says whether a saved plan was among them."""
+
+    event: asyncio.Event = field(default_factory=asyncio.Event)
+    plan_saved: bool = False
 
 
 def _next_change(plan: ClusterPlan, faults: Sequence[FaultRecord], now: datetime) -> datetime | None:
