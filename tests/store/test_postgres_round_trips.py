@@ -22,7 +22,8 @@ from osac.model import registry
 from osac.store import engine as engine_module
 from osac.store import schema
 from osac.store.engine import create_engines, sqlite_url, statement_reader
-from osac.store.objects import NOTIFY_CHANNEL, Store
+from osac.store.objects import Store
+from osac.store.statements import NOTIFY_CHANNEL
 
 pytestmark = pytest.mark.asyncio
 

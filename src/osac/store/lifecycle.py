@@ -8,11 +8,11 @@ from datetime import timedelta
 
 from google.protobuf.message import Message
 from prometheus_client import Counter
-from sqlalchemy import delete, insert, select
+from sqlalchemy import delete, select
 
 from osac.model import ids
 from osac.model.kinds import Kind
-from osac.store import schema
+from osac.store import schema, statements
 from osac.store.codec import format_datetime
 from osac.store.objects import Tx
 
@@ -47,16 +47,10 @@ async def record(tx: Tx, kind: Kind, obj: Message, event_type: int, reason: str,
     name = obj.metadata.name  # type: ignore[attr-defined]
     if name:
         data["object_name"] = name  # the object's events stay findable by name once it is archived
-    await tx.conn.execute(
-        insert(schema.lifecycle_events).values(
-            id=event_id,
-            object_type=kind.message,
-            object_id=obj.id,  # type: ignore[attr-defined]
-            tenant=tenant,
-            timestamp=now,
-            data=data,
-        )
-    )
+    await tx.conn.execute(statements.INSERT_LIFECYCLE_EVENT, {
+        "id": event_id, "object_type": kind.message, "object_id": obj.id,  # type: ignore[attr-defined]
+        "tenant": tenant, "timestamp": now, "data": data,
+    })
     LIFECYCLE_EVENTS.labels(kind.message, _TYPE_NAMES.get(event_type, str(event_type)), reason.split(":", 1)[0]).inc()
     return event_id
 

@@ -19,8 +19,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from google.protobuf.message import Message
-from sqlalchemy import ColumnElement, Table, Text, cast, func, insert, select, update
-from sqlalchemy import delete as sql_delete
+from sqlalchemy import ColumnElement, Table, func, select
 from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError, PendingRollbackError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -28,13 +27,13 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from osac.clock import Clock
 from osac.filters import Encoding, Source, json_dialect
 from osac.model.kinds import Kind
-from osac.store import schema
+from osac.store import statements
 from osac.store.codec import from_storage, to_storage
 from osac.store.decoded import Decoded
 from osac.store.engine import Engines
 from osac.store.errors import AlreadyExists, Conflict, DatabaseUnavailable, WriteContention
 from osac.store.ordering import SortKey, page_query
-from osac.store.tables import ARCHIVE, LIVE
+from osac.store.tables import LIVE
 from osac.tasks import raise_if_cancelled
 
 EVENT_CREATED = 1
@@ -43,7 +42,6 @@ EVENT_DELETED = 3
 EVENT_SIGNALED = 4
 
 #: PostgreSQL NOTIFY channel that wakes readers in other processes (it never carries data).
-NOTIFY_CHANNEL = "osac_events"
 
 #: Row lock strength for ``Tx.find``.
 Lock = Literal["share", "update"]
@@ -120,10 +118,11 @@ class Tx:
     # -- reads ---------------------------------------------------------------------------------
 
     async def get(self, kind: Kind, object_id: str, tenants: Tenants = None) -> Message | None:
-        table = LIVE[kind.name]
-        query = select(table.c.data).where(table.c.id == object_id)
-        query = query.where(*self._tenancy(table, tenants))
-        row = (await self.conn.execute(query)).first()
+        query = statements.data_by_id(kind.name, tenants is not None)
+        params: dict[str, Any] = {"object_id": object_id}
+        if tenants is not None:
+            params["tenants"] = sorted(tenants)
+        row = (await self.conn.execute(query, params)).first()
         return None if row is None else self._parse(row[0], kind.private_class())
 
     async def find(
@@ -216,8 +215,7 @@ class Tx:
 
     async def revision(self) -> int:
         """The newest revision this transaction can see."""
-        counter = schema.revision_counter
-        return int((await self.conn.execute(select(counter.c.value).where(counter.c.id == 1))).scalar_one())
+        return int((await self.conn.execute(statements.REVISION)).scalar_one())
 
     @staticmethod
     def _tenancy(table: Table, tenants: Tenants) -> list[ColumnElement[bool]]:
@@ -230,9 +228,8 @@ class Tx:
     async def insert(self, kind: Kind, message: Message) -> Written:
         """Store a new object (id, metadata and version already set by the caller)."""
         data = to_storage(message)
-        table = LIVE[kind.name]
         try:
-            await self.conn.execute(insert(table).values(**self._columns(data)))
+            await self.conn.execute(statements.insert_object(kind.name), self._columns(data))
         except IntegrityError as error:
             raise AlreadyExists(
                 f"{kind.message} named '{message.metadata.name}' already exists in tenant "  # type: ignore[attr-defined]
@@ -252,13 +249,11 @@ class Tx:
         meta = message.metadata  # type: ignore[attr-defined]
         meta.version = based_on_version + 1
         data = to_storage(message)
-        table = LIVE[kind.name]
         if meta.HasField("deletion_timestamp") and not list(getattr(meta, "finalizers", [])):
             return await self._archive(kind, message, data, based_on_version)
         result = await self.conn.execute(
-            update(table)
-            .where(table.c.id == message.id, table.c.version == based_on_version)  # type: ignore[attr-defined]
-            .values(**self._columns(data))
+            statements.replace_object(kind.name),
+            {**self._columns(data), "object_id": data["id"], "based_on": based_on_version},
         )
         if result.rowcount != 1:
             await self._conflict(kind, message, based_on_version)
@@ -273,33 +268,28 @@ class Tx:
 
         Raises ``Conflict`` when the object changed since ``message`` was read.
         """
-        table = LIVE[kind.name]
         version = message.metadata.version  # type: ignore[attr-defined]
         result = await self.conn.execute(
-            update(table)
-            .where(table.c.id == message.id, table.c.version == version)  # type: ignore[attr-defined]
-            .values(version=table.c.version)
+            statements.hold_object(kind.name), {"object_id": message.id, "based_on": version}  # type: ignore[attr-defined]
         )
         if result.rowcount != 1:
             await self._conflict(kind, message, version)
 
     async def _archive(self, kind: Kind, message: Message, data: dict[str, Any], based_on: int) -> Written:
-        table = LIVE[kind.name]
         result = await self.conn.execute(
-            sql_delete(table).where(table.c.id == message.id, table.c.version == based_on)  # type: ignore[attr-defined]
+            statements.delete_object(kind.name), {"object_id": data["id"], "based_on": based_on}
         )
         if result.rowcount != 1:
             await self._conflict(kind, message, based_on)
         await self.conn.execute(
-            insert(ARCHIVE[kind.name]).values(**self._columns(data), archived_at=self.clock.now())
+            statements.insert_archived(kind.name), {**self._columns(data), "archived_at": self.clock.now()}
         )
         event = self.emit(EVENT_DELETED, kind, data)
         return Written(message, event, archived=True)
 
     async def _conflict(self, kind: Kind, message: Message, based_on: int) -> None:
-        table = LIVE[kind.name]
         stored = (
-            await self.conn.execute(select(table.c.version).where(table.c.id == message.id))  # type: ignore[attr-defined]
+            await self.conn.execute(statements.version_by_id(kind.name), {"object_id": message.id})  # type: ignore[attr-defined]
         ).scalar_one_or_none()
         raise Conflict(kind.message, f"'{message.metadata.name or message.id}'", -1 if stored is None else stored, based_on)  # type: ignore[attr-defined]
 
@@ -323,21 +313,8 @@ class Tx:
         events = [event for event in self._events if not event.revision]
         if not events:
             return
-        counter = schema.revision_counter
-        returned: list[ColumnElement[Any]] = [counter.c.value]
-        if self.dialect == "postgresql":
-            # Wake the other processes' readers (delivered at commit) without a round trip of its own.
-            returned.append(func.pg_notify(NOTIFY_CHANNEL, cast(counter.c.value, Text)))
-        last = int(
-            (
-                await self.conn.execute(
-                    update(counter)
-                    .where(counter.c.id == 1)
-                    .values(value=counter.c.value + len(events))
-                    .returning(*returned)
-                )
-            ).scalar_one()
-        )
+        advance = statements.advance_revision(notify=self.dialect == "postgresql")
+        last = int((await self.conn.execute(advance, {"count": len(events)})).scalar_one())
         rows = []
         for revision, event in enumerate(events, start=last - len(events) + 1):
             event.revision = revision
@@ -351,7 +328,7 @@ class Tx:
                 "timestamp": event.at,
                 "data": event.data,
             })
-        await self.conn.execute(insert(schema.events), rows)
+        await self.conn.execute(statements.INSERT_EVENTS, rows)
         self.last_revision = last
 
     @staticmethod

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, String, case, cast, delete, func, select, update
 
-from osac.store import schema
+from osac.store import schema, statements
 from osac.store.errors import RevisionExpired
 from osac.store.objects import Store, Tx
 from osac.store.wakeup import Wakeup
@@ -115,14 +115,8 @@ class StoreChangeFeed:
         self.poll_interval = poll_interval
 
     async def changes_after(self, revision: int, limit: int) -> list[Change]:
-        table = schema.events
         async with self.store.read(snapshot=False) as tx:
-            rows = await tx.conn.execute(
-                select(table.c.revision, table.c.kind, table.c.object_id)
-                .where(table.c.revision > revision)
-                .order_by(table.c.revision)
-                .limit(limit)
-            )
+            rows = await tx.conn.execute(statements.CHANGES_AFTER, {"revision": revision, "limit": limit})
             return [Change(*row) for row in rows]
 
     async def wait(self, timeout: float) -> None:

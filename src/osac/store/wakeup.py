@@ -10,7 +10,7 @@ import logging
 
 from sqlalchemy.engine import make_url
 
-from osac.store.objects import NOTIFY_CHANNEL
+from osac.store.statements import NOTIFY_CHANNEL
 from osac.tasks import raise_if_cancelled
 
 log = logging.getLogger(__name__)

@@ -17,7 +17,7 @@ from datetime import datetime
 from types import MappingProxyType
 from typing import Any
 
-from sqlalchemy import and_, delete, insert, or_, select, update
+from sqlalchemy import and_, bindparam, delete, insert, or_, select, update
 from sqlalchemy.engine import Row
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -65,7 +65,7 @@ class ClusterStore:
         if conn is None:
             async with self.reading() as conn:
                 return await self.load(cluster_id, conn)
-        row = (await conn.execute(select(sim_clusters).where(sim_clusters.c.cluster_id == cluster_id))).first()
+        row = (await conn.execute(_PLAN_ROW, {"cluster_id": cluster_id})).first()
         if row is None:
             self._plans.pop(cluster_id, None)
             return None
@@ -243,14 +243,27 @@ class ClusterStore:
         if conn is None:
             async with self.reading() as conn:
                 return await self.ports(cluster_id, hosts, conn)
-        prefix = f"{VIRTUAL_NODE_PREFIX}{cluster_id}/"
-        condition = sim_fabric_ports.c.host_name.startswith(prefix, autoescape=True)
+        params: dict[str, Any] = {"pattern": _starting_with(f"{VIRTUAL_NODE_PREFIX}{cluster_id}/")}
         if hosts:
-            condition = or_(condition, sim_fabric_ports.c.host_name.in_(sorted(hosts)))
-        rows = await conn.execute(
-            select(sim_fabric_ports.c.host_name, sim_fabric_ports.c.interface, sim_fabric_ports.c.segment_id,
-                   sim_fabric_ports.c.mac, sim_fabric_ports.c.updated_at).where(condition))
+            params["hosts"] = sorted(hosts)
+        rows = await conn.execute(_PORTS_AND_HOSTS if hosts else _PORTS, params)
         return {(r.host_name, r.interface): PortState(r.segment_id, r.mac, from_db(r.updated_at)) for r in rows}
+
+
+# -- the hot statements, built once (store/statements.py says why) -------------------------------
+
+_PLAN_ROW = select(sim_clusters).where(sim_clusters.c.cluster_id == bindparam("cluster_id"))
+_PORT_COLUMNS = (sim_fabric_ports.c.host_name, sim_fabric_ports.c.interface, sim_fabric_ports.c.segment_id,
+                 sim_fabric_ports.c.mac, sim_fabric_ports.c.updated_at)
+_VIRTUAL_NODES = sim_fabric_ports.c.host_name.like(bindparam("pattern"), escape="/")
+_PORTS = select(*_PORT_COLUMNS).where(_VIRTUAL_NODES)
+_PORTS_AND_HOSTS = select(*_PORT_COLUMNS).where(
+    or_(_VIRTUAL_NODES, sim_fabric_ports.c.host_name.in_(bindparam("hosts", expanding=True))))
+
+
+def _starting_with(prefix: str) -> str:
+    """The LIKE pattern (escape ``/``) of the strings that start with ``prefix``."""
+    return prefix.replace("/", "//").replace("%", "/%").replace("_", "/_") + "%"
 
 
 # -- rows <-> values ------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, or_, select, update
+from sqlalchemy import bindparam, delete, or_, select, update
 from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -34,6 +34,11 @@ from osac.providers.simulator.runtime.step_timing import stable_fraction
 from osac.providers.simulator.runtime.times import from_db, to_db
 
 ANY = "*"
+#: The records aimed at one object or at every object of its kind, built once (store/statements.py).
+_AIMED_AT = (select(sim_faults)
+             .where(sim_faults.c.target_kind == bindparam("target_kind"),
+                    sim_faults.c.target_id.in_([bindparam("target_id"), bindparam("any")]))
+             .order_by(sim_faults.c.created_at, sim_faults.c.id))
 
 #: Methods of the fabric manager a fabric fault can name.
 FABRIC_OPERATIONS = (
@@ -309,13 +314,11 @@ class FaultStore:
         """The records (expired ones too) aimed at one object, or at every object of its kind
         (``*``), oldest first: one object's look at its faults does not read everyone's.
         ``conn``: a read transaction of the caller's to run in (the simulator's own tables)."""
-        query = (select(sim_faults)
-                 .where(sim_faults.c.target_kind == target_kind, sim_faults.c.target_id.in_([target_id, ANY]))
-                 .order_by(sim_faults.c.created_at, sim_faults.c.id))
+        params = {"target_kind": target_kind, "target_id": target_id, "any": ANY}
         if conn is not None:
-            return [_record(row) for row in await conn.execute(query)]
+            return [_record(row) for row in await conn.execute(_AIMED_AT, params)]
         async with self._reader.connect() as own:
-            return [_record(row) for row in await own.execute(query)]
+            return [_record(row) for row in await own.execute(_AIMED_AT, params)]
 
     async def get(self, fault_id: str) -> FaultRecord | None:
         async with self._reader.connect() as conn:
