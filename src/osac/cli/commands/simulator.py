@@ -2,7 +2,7 @@
 hosts (the private API's simulator service; provider admins). The calls are in
 ``osac.cli.simulator``."""
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -11,6 +11,8 @@ from osac.cli.options import OutputOption, ServerOptions, calls_server
 from osac.cli.output.formats import OutputFormat
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
     from google.protobuf.message import Message
 
 simulator_app = typer.Typer(
@@ -74,23 +76,20 @@ def fault_list(
 ) -> None:
     """List the recorded faults: ID FAULT TARGET KIND TARGET PARAMS REMAINING EXPIRES."""
     from osac.cli import simulator as simulation
-    from osac.cli.output.render import list_dict, table_lines
+    from osac.cli.output.render import list_dict
 
     with server.connect(private=True) as connection:
         listing = simulation.list_faults(connection)
-    if output is OutputFormat.TABLE:
-        if not listing.items:
-            typer.echo("No simulator faults found.", err=True)
-            return
-        for line in table_lines(simulation.FAULT_HEADERS, [simulation.fault_row(f) for f in listing.items])[0]:
-            typer.echo(line)
-    elif output is OutputFormat.NAME:
-        for item in listing.items:
-            typer.echo(f"simulator_fault/{item.id}")  # type: ignore[attr-defined]
-    else:
+
+    def structured() -> object:
         data = list_dict(listing.items, listing.total, listing.revision)
         data["items"] = [simulation.fault_dict(item) for item in listing.items]
-        typer.echo(_structured(data, output))
+        return data
+
+    _print_listing(
+        listing.items, output, simulation.FAULT_HEADERS, simulation.fault_row,
+        name=lambda item: f"simulator_fault/{item.id}", structured=structured, nothing="No simulator faults found.",
+    )
 
 
 @fault_app.command("delete")
@@ -198,11 +197,8 @@ def hosts(
     output: OutputOption = OutputFormat.TABLE,
 ) -> None:
     """List the simulated host inventory: NAME TYPE POWER PROVISIONING STATUS OWNER BMC."""
-    from osac.cli import simulator as simulation
-
     if context.invoked_subcommand is None:
-        with server.connect(private=True) as connection:
-            _print_hosts(simulation.list_hosts(connection, host_type), output)
+        _list_hosts(server, host_type, output)
 
 
 @hosts_app.command("list")
@@ -214,10 +210,7 @@ def hosts_list(
     output: OutputOption = OutputFormat.TABLE,
 ) -> None:
     """List the simulated host inventory: NAME TYPE POWER PROVISIONING STATUS OWNER BMC."""
-    from osac.cli import simulator as simulation
-
-    with server.connect(private=True) as connection:
-        _print_hosts(simulation.list_hosts(connection, host_type), output)
+    _list_hosts(server, host_type, output)
 
 
 @hosts_app.command("add")
@@ -253,18 +246,46 @@ def hosts_remove(
             typer.echo(f"Host {name} removed")
 
 
+def _list_hosts(server: ServerOptions, host_type: str, output: OutputFormat) -> None:
+    from osac.cli import simulator as simulation
+
+    with server.connect(private=True) as connection:
+        _print_hosts(simulation.list_hosts(connection, host_type), output)
+
+
 def _print_hosts(found: "list[Message]", output: OutputFormat) -> None:
     from osac.cli import simulator as simulation
-    from osac.cli.output.render import table_lines, to_dict
+    from osac.cli.output.render import to_dict
+
+    _print_listing(
+        found, output, simulation.HOST_HEADERS, simulation.host_row,
+        name=lambda host: f"host/{host.name}", structured=lambda: [to_dict(h) for h in found],
+        nothing="No simulated hosts found.",
+    )
+
+
+def _print_listing(
+    items: "Sequence[Message]",
+    output: OutputFormat,
+    headers: "Sequence[str]",
+    row: "Callable[[Message], list[str]]",
+    *,
+    name: "Callable[[Any], str]",
+    structured: "Callable[[], object]",
+    nothing: str,
+) -> None:
+    """A simulator listing as a table (``nothing`` on stderr when empty), one name per line, or
+    YAML / JSON of ``structured()``."""
+    from osac.cli.output.render import table_lines
 
     if output is OutputFormat.TABLE:
-        if not found:
-            typer.echo("No simulated hosts found.", err=True)
+        if not items:
+            typer.echo(nothing, err=True)
             return
-        for line in table_lines(simulation.HOST_HEADERS, [simulation.host_row(h) for h in found])[0]:
+        for line in table_lines(headers, [row(item) for item in items])[0]:
             typer.echo(line)
     elif output is OutputFormat.NAME:
-        for host in found:
-            typer.echo(f"host/{host.name}")  # type: ignore[attr-defined]
+        for item in items:
+            typer.echo(name(item))
     else:
-        typer.echo(_structured([to_dict(h) for h in found], output))
+        typer.echo(_structured(structured(), output))
