@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from osac.cli.connection.config import SavedLogin, load_login
 from osac.cli.errors import CliError
 from osac.defaults import DEFAULT_GRPC_ADDRESS
+
+if TYPE_CHECKING:
+    from osac.cli.connection.config import SavedLogin
 
 #: Where ``osac serve`` listens unless told otherwise.
 DEFAULT_ADDRESS = DEFAULT_GRPC_ADDRESS
@@ -43,6 +46,8 @@ def resolve_target(
     saved: SavedLogin | None = None,
 ) -> Target:
     """The target from the command's options over the saved login over the defaults."""
+    from osac.cli.connection.config import load_login
+
     saved = saved if saved is not None else load_login()
     chosen = address or saved.address or DEFAULT_ADDRESS
     host_port, scheme_plaintext = split_address(chosen)
