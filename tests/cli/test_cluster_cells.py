@@ -14,13 +14,13 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 
 from osac.cli import main  # noqa: F401  (adds the cluster formatters to render.FORMATTERS)
-from osac.cli.cluster_clock import reference_now
-from osac.cli.cluster_describe import condition_rows, node_set_rows, state_text
-from osac.cli.cluster_wait import Goal, node_set_counts, progress, usable_state, verdict
+from osac.cli.clusters.clock import reference_now
+from osac.cli.clusters.describe import condition_rows, node_set_rows, state_text
+from osac.cli.clusters.wait import Goal, node_set_counts, progress, usable_state, verdict
 from osac.cli.errors import CliError
-from osac.cli.fields import descriptor_of
-from osac.cli.render import CellContext, cell
-from osac.cli.tables import columns_for
+from osac.cli.output.fields import descriptor_of
+from osac.cli.output.render import CellContext, cell
+from osac.cli.output.tables import columns_for
 from osac.model import protos, registry
 from osac.model.kinds import Kind
 from osac.status.clusters.summary import control_plane_text, duration_text, stage_text, workers_text

@@ -6,7 +6,7 @@ import stat
 
 import yaml
 
-from osac.cli.tokens import identity_of
+from osac.cli.connection.tokens import identity_of
 
 from .conftest import Osac
 

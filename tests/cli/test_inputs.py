@@ -7,9 +7,9 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 
 from osac.cli.errors import CliError
-from osac.cli.inputs import apply_assignment, parse_documents, parse_label_changes, split_assignment
-from osac.cli.kind_flags import apply_kind_flags, check_mutable, parse_kind_flags
-from osac.cli.rules import rule_text, short_rule
+from osac.cli.objects.inputs import apply_assignment, parse_documents, parse_label_changes, split_assignment
+from osac.cli.objects.kind_flags import apply_kind_flags, check_mutable, parse_kind_flags
+from osac.cli.objects.rules import rule_text, short_rule
 from osac.model import protos, registry
 
 

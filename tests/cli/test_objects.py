@@ -13,8 +13,9 @@ import yaml
 from google.protobuf import json_format
 from typer.testing import CliRunner
 
-from osac.cli.client import KindClient
-from osac.cli.connection import Connection, resolve_target
+from osac.cli.connection.channel import Connection
+from osac.cli.connection.client import KindClient
+from osac.cli.connection.target import resolve_target
 from osac.model import protos, registry
 
 from .conftest import BackgroundServer, Osac, mark_ready, table

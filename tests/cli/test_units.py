@@ -11,20 +11,20 @@ import pytest
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
-from osac.cli.changes import changed_paths
-from osac.cli.client import Link
-from osac.cli.config import SavedLogin, config_path, load_login, save_login
-from osac.cli.connection import is_loopback, resolve_target, split_address
-from osac.cli.describe import Related, describe_lines
+from osac.cli.connection.client import Link
+from osac.cli.connection.config import SavedLogin, config_path, load_login, save_login
+from osac.cli.connection.target import is_loopback, resolve_target, split_address
+from osac.cli.connection.tokens import parse_duration
 from osac.cli.errors import CliError
-from osac.cli.fields import values_along
-from osac.cli.inputs import Document
-from osac.cli.kinds import reference_filter, resolve_kind, resolve_write
-from osac.cli.render import CellContext, age, cell, state_label
-from osac.cli.tables import Column, columns_for, reference_targets
-from osac.cli.tokens import parse_duration
-from osac.cli.watching import kind_event_filter, rebase_this
-from osac.cli.writes import create_is_private
+from osac.cli.objects.changes import changed_paths
+from osac.cli.objects.inputs import Document
+from osac.cli.objects.kinds import reference_filter, resolve_kind, resolve_write
+from osac.cli.objects.watching import kind_event_filter, rebase_this
+from osac.cli.objects.writes import create_is_private
+from osac.cli.output.describe import Related, describe_lines
+from osac.cli.output.fields import values_along
+from osac.cli.output.render import CellContext, age, cell, state_label
+from osac.cli.output.tables import Column, columns_for, reference_targets
 from osac.model import protos, registry
 from osac.model.kinds import Method
 

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from osac.auth.subject import Role
-from osac.cli.console_sign_in import console_url
+from osac.cli.connection.console_sign_in import console_url
 from osac.cli.errors import CliError
 from osac.cli.main import app as osac_cli
 from osac.clock import FakeClock

@@ -20,26 +20,23 @@ derivation reads it as an unreadable observation, exactly as the reconciler woul
 
 from __future__ import annotations
 
-import functools
 import json
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Any
 
-import typer
 import yaml
 from google.protobuf import json_format
 from google.protobuf.duration_pb2 import Duration
 
 from osac.api.public.v1.cluster_type_pb2 import ClusterStatus
 from osac.api.public.v1.lifecycle_event_type_pb2 import LifecycleEvent
-from osac.cli.cluster_events import type_label
-from osac.cli.errors import CliError, report, reports_errors
-from osac.cli.render import table_lines
-from osac.providers.clusters import CLUSTER_UUID_LABEL
+from osac.cli.clusters.events import type_label
+from osac.cli.errors import BadInput
+from osac.cli.output.render import table_lines
 from osac.status.clusters.derivation import (
     ClusterContext,
     ClusterDerivation,
@@ -49,11 +46,9 @@ from osac.status.clusters.derivation import (
     derive_cluster_status,
     view_from_status,
 )
-from osac.status.clusters.signals import NODE_SET_LABEL
+from osac.status.clusters.signals import CLUSTER_UUID_LABEL, NODE_SET_LABEL
 from osac.status.clusters.summary import duration_text
 
-#: Exit code of input the user must fix, as for Click's usage errors.
-EXIT_BAD_INPUT = 2
 STDIN = "-"
 HOSTED_CLUSTER_KIND = "HostedCluster"
 NODE_POOL_KIND = "NodePool"
@@ -64,28 +59,6 @@ NOW_EXAMPLE = "2026-03-04T10:43:00Z"
 KUBECTL_HINT = "save it with 'kubectl get hostedcluster,nodepool -n NAMESPACE -o yaml > FILE'"
 PREVIOUS_HINT = "give what 'osac get cluster NAME -o json' prints (the object or its status)"
 _INT32_MAX = 2**31 - 1
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-class BadInput(CliError):
-    """An option or file the user must fix; exit code 2. The message names the option and the fix."""
-
-
-def reports_bad_input(command: F) -> F:
-    """Wrap a command so that ``BadInput`` ends it with ``Error: <message>`` and exit code 2.
-
-    Apply it inside ``reports_errors``, which would otherwise take it for a ``CliError`` (exit 1)."""
-
-    @functools.wraps(command)
-    def run(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return command(*args, **kwargs)
-        except BadInput as error:
-            report(str(error))
-            raise typer.Exit(EXIT_BAD_INPUT) from None
-
-    return run  # type: ignore[return-value]
 
 
 # -- reading the hub's objects ---------------------------------------------------------------------
@@ -550,82 +523,3 @@ def summary_lines(derived: DerivedStatus) -> list[str]:
             f"(no {NODE_SET_LABEL} label; not counted in any node set)"
         )
     return lines
-
-
-# -- the command -----------------------------------------------------------------------------------
-
-debug_app = typer.Typer(
-    name="debug",
-    help="Offline diagnostics for support engineers; no server or login needed.",
-    no_args_is_help=True,
-)
-
-
-@debug_app.command("cluster-status")
-@reports_errors
-@reports_bad_input
-def cluster_status(
-    hosted_cluster: Annotated[
-        str | None,
-        typer.Option(
-            "--hosted-cluster", metavar="FILE",
-            help="HostedCluster YAML/JSON as 'kubectl get -o yaml' prints it ('-': stdin); a List may "
-            "hold its NodePools too. Left out: the HostedCluster was not found.",
-        ),
-    ] = None,
-    node_pool: Annotated[
-        list[str] | None,
-        typer.Option("--node-pool", metavar="FILE", help="NodePools (one, several documents or a List); repeatable."),
-    ] = None,
-    node_set: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--node-set", metavar="KEY=HOSTTYPE:SIZE",
-            help="A node set of the cluster's spec; repeatable (default: the NodePools' node-set labels, "
-            "sized by spec.replicas, else the --previous status's node sets).",
-        ),
-    ] = None,
-    previous: Annotated[
-        str | None,
-        typer.Option(
-            "--previous", metavar="FILE",
-            help="The last status, as 'osac get cluster NAME -o json' (or -o yaml) prints it: the object "
-            "or its status. Default: none (first derivation).",
-        ),
-    ] = None,
-    now: Annotated[
-        str | None, typer.Option("--now", metavar="RFC3339", help="The clock reading to derive at (default: now).")
-    ] = None,
-    deleting: Annotated[bool, typer.Option("--deleting", help="Deletion of the cluster was requested.")] = False,
-    unreadable: Annotated[
-        bool, typer.Option("--unreadable", help="The provider could not answer (hub unreachable, timeout).")
-    ] = False,
-    events: Annotated[
-        bool,
-        typer.Option(
-            "--events", help="Print {status, events, requeue_after, ...} as one JSON object instead of the status alone."
-        ),
-    ] = False,
-) -> None:
-    """Derive a cluster's public status from hub objects, offline, as the reconciler would.
-
-    Prints the ClusterStatus as JSON on stdout; the lifecycle events and the requeue delay go to
-    stderr (or into the JSON with --events). Bad input: exit code 2."""
-    inputs = read_inputs(
-        hosted_cluster_path=hosted_cluster,
-        node_pool_paths=node_pool or [],
-        node_set_words=node_set or [],
-        previous_path=previous,
-        now_text=now,
-        is_deletion_requested=deleting,
-        is_unreadable=unreadable,
-    )
-    derived = derive_offline(inputs)
-    for note in inputs.notes:
-        typer.echo(f"Note: {note}", err=True)
-    if events:
-        typer.echo(report_json(derived))
-        return
-    typer.echo(status_json(derived))
-    for line in summary_lines(derived):
-        typer.echo(line, err=True)

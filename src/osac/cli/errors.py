@@ -17,6 +17,8 @@ import typer
 
 EXIT_FAILURE = 1
 EXIT_INTERRUPTED = 130
+#: Exit code of input the user must fix, as for Click's usage errors.
+EXIT_BAD_INPUT = 2
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -50,5 +52,25 @@ def reports_errors(command: F) -> F:
             raise typer.Exit(EXIT_FAILURE) from None
         except KeyboardInterrupt:
             raise typer.Exit(EXIT_INTERRUPTED) from None
+
+    return run  # type: ignore[return-value]
+
+
+class BadInput(CliError):
+    """An option or file the user must fix; exit code 2. The message names the option and the fix."""
+
+
+def reports_bad_input(command: F) -> F:
+    """Wrap a command so that ``BadInput`` ends it with ``Error: <message>`` and exit code 2.
+
+    Apply it inside ``reports_errors``, which would otherwise take it for a ``CliError`` (exit 1)."""
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except BadInput as error:
+            report(str(error))
+            raise typer.Exit(EXIT_BAD_INPUT) from None
 
     return run  # type: ignore[return-value]

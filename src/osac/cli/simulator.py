@@ -16,10 +16,10 @@ from typing import Any
 
 from google.protobuf.message import Message
 
-from osac.cli.client import PAGE_SIZE, KindClient, Listing
-from osac.cli.connection import Connection
+from osac.cli.connection.channel import Connection
+from osac.cli.connection.client import PAGE_SIZE, KindClient, Listing
 from osac.cli.errors import ApiError, CliError
-from osac.cli.render import EMPTY, to_dict
+from osac.cli.output.render import EMPTY, to_dict
 from osac.model import registry
 
 FAULTS = "SimulatorFaults"

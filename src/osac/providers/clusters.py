@@ -21,12 +21,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
+from osac.model.labels import CLUSTER_UUID_LABEL as CLUSTER_UUID_LABEL
+from osac.model.labels import NODE_SET_LABEL as NODE_SET_LABEL
 from osac.providers.interfaces import ChangeNotice
-
-#: Label on the HostedCluster and every NodePool: the OSAC cluster id.
-CLUSTER_UUID_LABEL = "osac.openshift.io/cluster-uuid"
-#: Label on every NodePool: the key of the node set it implements.
-NODE_SET_LABEL = "osac.openshift.io/node-set"
 
 #: Port of the Kubernetes API server behind the API VIP.
 API_PORT = 6443

@@ -12,9 +12,10 @@ from typing import Any
 import yaml
 
 from osac.clock import Clock, SystemClock
+from osac.defaults import DEFAULT_GRPC_ADDRESS as DEFAULT_GRPC_ADDRESS
+from osac.defaults import DEFAULT_HTTP_ADDRESS as DEFAULT_HTTP_ADDRESS
+from osac.defaults import default_data_dir as default_data_dir
 
-DEFAULT_GRPC_ADDRESS = "127.0.0.1:8000"
-DEFAULT_HTTP_ADDRESS = "127.0.0.1:8001"
 DEFAULT_RETENTION = timedelta(hours=72)
 #: How long lifecycle events are kept (api.md §11.13: 30 days).
 DEFAULT_LIFECYCLE_RETENTION = timedelta(days=30)
@@ -45,14 +46,6 @@ def merge_config(base: dict[str, Any], override: dict[str, Any]) -> dict[str, An
         else:
             merged[key] = copy.deepcopy(value)
     return merged
-
-
-def default_data_dir() -> Path:
-    configured = os.environ.get("OSAC_DATA_DIR")
-    if configured:
-        return Path(configured).expanduser()
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "osac"
 
 
 @dataclass

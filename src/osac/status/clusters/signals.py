@@ -14,9 +14,9 @@ from enum import Enum
 from types import MappingProxyType
 from typing import Any
 
+from osac.model.labels import CLUSTER_UUID_LABEL as CLUSTER_UUID_LABEL
+from osac.model.labels import NODE_SET_LABEL as NODE_SET_LABEL
 from osac.status.conditions.views import conditions_by_type
-
-NODE_SET_LABEL = "osac.openshift.io/node-set"
 
 # HostedCluster condition types read (§5.1); every other type is ignored.
 INFRASTRUCTURE_READY = "InfrastructureReady"
