@@ -15,6 +15,7 @@ from osac.console.deps import ConsoleDeps
 from osac.console.tables import READ_PAGE
 from osac.model import registry
 from osac.model.convert import convert
+from osac.services.clusters.stage_counts import StageCounts, stage_inputs
 from osac.services.core.context import Caller
 from osac.services.core.errors import ServiceError
 
@@ -53,6 +54,10 @@ class Reads:
     async def counts_by_state(self, kind_name: str) -> dict[int, int]:
         """Visible objects of the kind per state number, in one query."""
         return await self.deps.services[kind_name].count_by_state(self.caller)
+
+    async def stage_counts(self) -> StageCounts:
+        """The visible clusters grouped by what their STAGE cell is computed from (one query)."""
+        return await stage_inputs(self.deps.services["cluster"], self.caller)
 
     async def count(self, kind_name: str, filter: str = "") -> int:
         return (await self.page(kind_name, limit=1, filter=filter)).total
