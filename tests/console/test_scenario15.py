@@ -177,6 +177,19 @@ def test_filters_sort_and_pages_are_in_the_url(fleet: Fleet, browser: Browser) -
     page.click("text=Next ›")
     expect(page).to_have_url(fleet.server.url + "/clusters?sort=name&page=2&per_page=10")
     assert page.locator("[data-testid=clusters] tbody tr[data-object-id] td:first-child").all_inner_texts() == names[10:]
+    # State and creation (either way) are sorted and paged by the database: the API's List order.
+    for sort, order in (("state&dir=desc", "status.state desc, metadata.name desc"), ("state", "status.state, metadata.name"),
+                        ("created&dir=desc", "metadata.creation_timestamp desc")):
+        page.goto(fleet.server.url + f"/clusters?per_page=10&sort={sort}&page=2")
+        listed = fleet.admin.get(f"{PRIVATE}/clusters", params={"limit": 10, "offset": 10, "order": order})
+        assert listed.status_code == 200, listed.text
+        expected = [c["metadata"]["name"] for c in listed.json()["items"]]
+        assert len(expected) == 2
+        assert page.locator("[data-testid=clusters] tbody tr[data-object-id] td:first-child").all_inner_texts() == expected
+    # A derived column (stage) is sorted in the server, over every cluster.
+    page.goto(fleet.server.url + "/clusters?per_page=50&sort=stage")
+    stages = page.locator("[data-testid=clusters] tbody tr[data-object-id] td:nth-child(4)").all_inner_texts()
+    assert len(stages) == 12 and stages == sorted(stages)
     page.goto(fleet.server.url + "/clusters")
     page.fill("#name", "stuck")
     page.select_option("#state", "PROGRESSING")

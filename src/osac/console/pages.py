@@ -143,11 +143,34 @@ def _common_filters(visit: Visit, query: TableQuery) -> list[str]:
     return found
 
 
+#: The columns the database sorts (the API's List ``order``), with the fields they sort by; ties
+#: go by id. The other columns (tenant, stage, health, addresses ...) are read whole and sorted here.
+DATABASE_ORDERS: dict[str, tuple[str, ...]] = {
+    CREATED: ("metadata.creation_timestamp",),
+    "name": ("metadata.name",),
+    "state": ("status.state", "metadata.name"),
+}
+
+
+def database_order(query: TableQuery) -> str | None:
+    """The List ``order`` of the view's sort, "" for the creation order, None when the database
+    cannot sort by that column."""
+    fields = DATABASE_ORDERS.get(query.sort)
+    if fields is None:
+        return None
+    if query.sort == CREATED and not query.descending:
+        return ""  # the ids are in creation order: the primary key pages it
+    return ", ".join(field + (" desc" if query.descending else "") for field in fields)
+
+
 async def _listing(visit: Visit, kind: str, query: TableQuery, expression: str,
                    key: Callable[[Any], Any], rows: Callable[[list[Message]], list[Any]]) -> tuple[list[Any], Listing]:
-    """One page of rows: paged by the database in creation order, else read whole and sorted."""
-    if query.sort == CREATED and not query.descending:
-        listing = await visit.reads.page(kind, offset=query.offset, limit=query.per_page, filter=expression)
+    """One page of rows: sorted and paged by the database when it can sort by the column, else
+    read whole and sorted here."""
+    order = database_order(query)
+    if order is not None:
+        listing = await visit.reads.page(kind, offset=query.offset, limit=query.per_page, filter=expression,
+                                         order=order)
         return rows(listing.items), listing
     listing = await visit.reads.all(kind, expression)
     ordered = sorted(rows(listing.items), key=key, reverse=query.descending)
@@ -158,9 +181,8 @@ CLUSTER_SORTS = ("name", "tenant", "state", "stage", "health", "api_url", CREATE
 
 
 def _cluster_key(sort: str) -> Callable[[clusters.ClusterRow], Any]:
-    if sort == CREATED:
-        return lambda row: (row.created.iso if row.created else "", row.id)
-    if sort in ("state", "stage", "health"):
+    """The in-server sort of the columns the database does not sort (``DATABASE_ORDERS``)."""
+    if sort in ("stage", "health"):
         return lambda row: (getattr(row, sort).text, row.name)
     return lambda row: (getattr(row, sort), row.id)
 
@@ -182,10 +204,7 @@ VM_SORTS = ("name", "tenant", "state", "template", "internal_ip", "external_ip",
 
 
 def _vm_key(sort: str) -> Callable[[compute.VmRow], Any]:
-    if sort == CREATED:
-        return lambda row: (row.created.iso if row.created else "", row.id)
-    if sort == "state":
-        return lambda row: (row.state.text, row.name)
+    """The in-server sort of the columns the database does not sort (``DATABASE_ORDERS``)."""
     return lambda row: (getattr(row, sort), row.id)
 
 
@@ -207,10 +226,7 @@ BARE_METAL_SORTS = ("name", "tenant", "state", "host_type", "addresses", CREATED
 
 
 def _bare_metal_key(sort: str) -> Callable[[compute.BareMetalRow], Any]:
-    if sort == CREATED:
-        return lambda row: (row.created.iso if row.created else "", row.id)
-    if sort == "state":
-        return lambda row: (row.state.text, row.name)
+    """The in-server sort of the columns the database does not sort (``DATABASE_ORDERS``)."""
     return lambda row: (getattr(row, sort), row.id)
 
 

@@ -36,8 +36,11 @@ class Reads:
         kind = registry.get(kind_name)
         return convert(obj, kind.message_class(self.caller.private))
 
-    async def page(self, kind_name: str, *, offset: int = 0, limit: int = 100, filter: str = "") -> Listing:
-        page = await self.deps.services[kind_name].list(self.caller, offset=offset, limit=limit, filter=filter or None)
+    async def page(self, kind_name: str, *, offset: int = 0, limit: int = 100, filter: str = "",
+                   order: str = "") -> Listing:
+        """One page of the List, sorted by the API's ``order`` (creation when blank)."""
+        page = await self.deps.services[kind_name].list(self.caller, offset=offset, limit=limit, filter=filter or None,
+                                                        order=order or None)
         return Listing([self._shape(kind_name, item) for item in page.items], page.total, page.revision)
 
     async def all(self, kind_name: str, filter: str = "") -> Listing:
