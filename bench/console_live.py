@@ -149,10 +149,15 @@ async def one_database(db: str, clusters: int, per_tenant: int, sessions: int, r
         async with watching(server, tenants, fleet):
             setup = await create_clusters(server, fleet, tenants, clusters, per_tenant, concurrency, ready_timeout)
             print(f"# {db}: {json.dumps(setup)}", file=sys.stderr, flush=True)  # progress
-            clients = [await signed_in(server, server.admin_token()) for _ in range(sessions)]
+            clients: list[httpx.AsyncClient] = []
             live = [Session(n) for n in range(sessions)]
-            readers = [asyncio.create_task(follow(c, s)) for c, s in zip(clients, live, strict=True)]
+            readers = []
             try:
+                for session in live:
+                    # each stream opens right after its sign-in, on the connection the sign-in used,
+                    # before the server closes it as idle
+                    clients.append(await signed_in(server, server.admin_token()))
+                    readers.append(asyncio.create_task(follow(clients[-1], session)))
                 async with asyncio.timeout(60):
                     await asyncio.gather(*(s.opened.wait() for s in live))
                 refused = sorted({s.error for s in live if s.error})

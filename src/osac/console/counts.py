@@ -28,10 +28,12 @@ from osac.status.clusters.terms import (
     PREPARING_INFRASTRUCTURE,
     PROGRESSING,
     SCALING,
+    STAGE_UNKNOWN,
+    STALLED,
     STATE_READY,
     WORKERS_JOINING,
 )
-from osac.status.conditions.views import ConditionView
+from osac.status.conditions.views import TRUE, ConditionView
 
 READY_STAGE = "Ready"
 #: The stages always counted, in track order: provisioning, Ready (and Scaling), teardown.
@@ -47,6 +49,29 @@ def stage_of(group: StageInputs) -> str:
     if cell == cells.MISSING and group.state == STATE_READY:
         return READY_STAGE
     return cell
+
+
+def attention(groups: Iterable[StageInputs]) -> dict[str, int]:
+    """Clusters stalled, degraded and with their stage unknown: what the admin lists' filters
+    (``this.status.conditions.exists(c, c.type == 1 && c.reason == 'Stalled')``, DEGRADED TRUE,
+    reason ``StageUnknown``) match, counted from the same groups."""
+    found = {"Stalled": 0, "Degraded": 0, "Stage unknown": 0}
+    for group in groups:
+        if group.progressing_reason == STALLED:
+            found["Stalled"] += group.count
+        if group.progressing_reason == STAGE_UNKNOWN:
+            found["Stage unknown"] += group.count
+        if group.degraded_status == TRUE:
+            found["Degraded"] += group.count
+    return found
+
+
+def per_state(groups: Iterable[StageInputs]) -> dict[int, int]:
+    """Clusters per state number."""
+    found: Counter[int] = Counter()
+    for group in groups:
+        found[group.state] += group.count
+    return dict(found)
 
 
 def state_text(number: int) -> str:

@@ -88,7 +88,8 @@ Handler = Callable[[Visit], Awaitable[Response]]
 async def overview(visit: Visit) -> Response:
     reads = visit.reads
     events = await reads.events(newest=10)
-    clusters = await reads.counts_by_state("cluster")
+    groups = (await reads.stage_counts()).groups
+    clusters = counts.per_state(groups)
     machines = await reads.counts_by_state("compute_instance")
     metal = await reads.counts_by_state("bare_metal_instance")
     by_state = {
@@ -96,13 +97,10 @@ async def overview(visit: Visit) -> Response:
         "Virtual machines": [(COMPUTE_STATES[n].text, machines.get(n, 0)) for n in COMPUTE_STATES],
         "Bare metal": [(BARE_METAL_STATES[n].text, metal.get(n, 0)) for n in BARE_METAL_STATES],
     }
-    groups = (await reads.stage_counts()).groups
     stages = counts.count_row("", groups, (), counts.stage_columns(groups)).by_stage
-    attention = [
-        ("Stalled", await reads.count("cluster", STALLED_FILTER), "/admin/stalled"),
-        ("Degraded", await reads.count("cluster", DEGRADED_FILTER), "/admin/degraded"),
-        ("Stage unknown", await reads.count("cluster", STAGE_UNKNOWN_FILTER), "/admin/stage-unknown"),
-    ]
+    needing = counts.attention(groups)
+    attention = [(label, needing[label], href) for label, href in (
+        ("Stalled", "/admin/stalled"), ("Degraded", "/admin/degraded"), ("Stage unknown", "/admin/stage-unknown"))]
     return visit.page("overview.html", title="Overview", counts=by_state, stages=stages, attention=attention,
                       events=[_event_row(e, visit.now) for e in events.items], revision=events.revision,
                       live_kinds=("cluster", "compute_instance", "bare_metal_instance"))

@@ -62,9 +62,6 @@ class Reads:
         """The visible clusters grouped by what their STAGE cell is computed from (one query)."""
         return await stage_inputs(self.deps.services["cluster"], self.caller)
 
-    async def count(self, kind_name: str, filter: str = "") -> int:
-        return (await self.page(kind_name, limit=1, filter=filter)).total
-
     async def get(self, kind_name: str, object_id: str) -> Message:
         return self._shape(kind_name, await self.deps.services[kind_name].get(self.caller, object_id))
 

@@ -2,9 +2,12 @@
 
 The STAGE cell (``osac.status.clusters.cells.stage_cell``, cluster-status.md §14) reads only the
 PROGRESSING condition's status and reason and ``status.stage``; the console's stage counts also
-read the state (a READY cluster with nothing in progress is at the track's last step). Grouping
-the clusters by those values in the database counts every cluster without reading any, and the
-caller applies the cell rule once per group, so the counts are those of the CLI's rule.
+read the state (a READY cluster with nothing in progress is at the track's last step), and its
+attention counts the PROGRESSING reason (Stalled, StageUnknown) and the DEGRADED condition's
+status. Grouping the clusters by those values in the database counts every cluster without
+reading any, and the caller applies the cell rule once per group, so the counts are those of the
+CLI's rule. A status holds one condition of each type (``stamp_conditions``), so "the first
+PROGRESSING condition" is "the PROGRESSING condition".
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from dataclasses import dataclass
 from osac.filters import Encoding
 from osac.services.core.context import Caller
 from osac.services.core.generic import KindService
-from osac.status.clusters.terms import PROGRESSING
+from osac.status.clusters.terms import DEGRADED, PROGRESSING
 from osac.store.grouping import ElementField, JsonField, TableColumn
 
 _KEYS = (
@@ -23,6 +26,7 @@ _KEYS = (
     JsonField(("status", "stage"), Encoding.TEXT),
     ElementField(("status", "conditions"), ("type",), PROGRESSING, ("status",), Encoding.NUMBER),
     ElementField(("status", "conditions"), ("type",), PROGRESSING, ("reason",), Encoding.TEXT),
+    ElementField(("status", "conditions"), ("type",), DEGRADED, ("status",), Encoding.NUMBER),
 )
 
 
@@ -37,6 +41,8 @@ class StageInputs:
     stage: str
     progressing_status: int
     progressing_reason: str
+    #: The DEGRADED condition's status (0 where absent).
+    degraded_status: int
     count: int
 
 
@@ -52,8 +58,8 @@ async def stage_inputs(clusters: KindService, caller: Caller) -> StageCounts:
 
     :raises PermissionDenied: the caller may not list clusters."""
     grouped = await clusters.count_grouped(caller, _KEYS)
-    merged: dict[tuple[str, int, str, int, str], int] = {}
-    for (tenant, state, stage, status, reason), count in grouped.counts.items():
-        key = (tenant, int(state or 0), stage or "", int(status or 0), reason or "")
+    merged: dict[tuple[str, int, str, int, str, int], int] = {}
+    for (tenant, state, stage, status, reason, degraded), count in grouped.counts.items():
+        key = (tenant, int(state or 0), stage or "", int(status or 0), reason or "", int(degraded or 0))
         merged[key] = merged.get(key, 0) + count
     return StageCounts([StageInputs(*key, count) for key, count in sorted(merged.items())], grouped.revision)
