@@ -8,9 +8,10 @@ one-time code of ``osac console``, load each page ``--requests`` times one after
 time is measured at the client over loopback, so it is the server's time to read through the
 service layer and render, plus well under a millisecond of HTTP.
 
-Pages: the overview; the cluster list's first and last pages (paged by the database); the list
-sorted by name (every matching cluster read and sorted in the server); a cluster detail; the
-admin stalled list (a CEL ``exists`` filter in SQL).
+Pages: the overview (counts from grouped queries); the cluster list's first and last pages and
+the list sorted by name (sorted and paged by the database through the List ``order``); a
+cluster detail; the admin stalled list (a CEL ``exists`` filter in SQL). The 100 live sessions
+are ``bench/console_live.py``.
 
     python -m bench.console_pages --db sqlite --clusters 1000
 """

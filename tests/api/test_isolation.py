@@ -112,3 +112,32 @@ async def test_counts_by_state_hold_only_what_the_caller_may_list(server) -> Non
             expected[item.status.state] = expected.get(item.status.state, 0) + 1
         assert await service.count_by_state(alice) == expected and sum(expected.values()) >= 1, kind.name
         assert await service.count_by_state(bob) == {}, kind.name
+
+
+async def test_stage_counts_hold_only_what_the_caller_may_list(server) -> None:
+    """The console's stage counts (``stage_counts.stage_inputs``, one grouped query): per group
+    exactly the clusters a List of the same caller holds, with the same STAGE cell."""
+    from collections import Counter
+
+    from osac.services.clusters.stage_counts import stage_inputs
+    from osac.services.core.context import Caller
+    from osac.status.clusters import cells
+    from osac.status.conditions.views import ConditionView
+
+    await _populate(server)
+    clusters = server.app.services["cluster"]
+    verifier = server.app.verifier
+    alice = Caller(await verifier.verify(server.token(Role.TENANT_ADMIN, ("acme",), user="alice")), private=False)
+    bob = Caller(await verifier.verify(server.token(Role.TENANT_ADMIN, ("globex",), user="bob")), private=False)
+    admin = Caller(await verifier.verify(server.token(Role.PROVIDER_ADMIN, user="root")), private=True)
+    for caller in (alice, admin):
+        listed = (await clusters.list(caller, limit=1000)).items
+        expected = Counter((c.metadata.tenant, c.status.state, cells.stage_cell(c.status)) for c in listed)
+        counted = await stage_inputs(clusters, caller)
+        got: Counter[tuple[str, int, str]] = Counter()
+        for group in counted.groups:
+            progress = ConditionView(1, group.progressing_status, group.progressing_reason)
+            got[(group.tenant, group.state, cells.stage_cell([progress], group.stage))] += group.count
+        assert got == expected and sum(expected.values()) >= 1
+        assert counted.revision >= 1
+    assert (await stage_inputs(clusters, bob)).groups == []

@@ -18,6 +18,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from osac.auth.subject import Role
 from osac.console.labels import CLUSTER_STATE_NAMES, CLUSTER_STATES
+from osac.console.pages import DEGRADED_FILTER, STAGE_UNKNOWN_FILTER, STALLED_FILTER
 from osac.status.clusters import cells
 from tests.console.conftest import CHROMIUM, PRIVATE, PUBLIC, ConsoleServer, chromium_available, database_url
 from tests.console.fleet import CONFIG, Fleet, build_fleet, reason_is
@@ -138,6 +139,13 @@ def test_the_overview_counts_per_state_and_stage_equal_the_api(fleet: Fleet, bro
         assert shown == {stage: str(stages.get(stage, 0)) for stage in [*TRACK_STAGES, *sorted(set(stages) - set(TRACK_STAGES))]}
         assert list(shown)[:len(TRACK_STAGES)] == list(TRACK_STAGES)  # the track's order, zeros included
         expect(page.locator("a:has-text('Per tenant')")).to_have_count(1 if private else 0)
+        # The attention counts equal the totals of the admin lists' filters run by the API.
+        card = page.locator("[data-testid=attention]")
+        for label, expression in (("Stalled", STALLED_FILTER), ("Degraded", DEGRADED_FILTER),
+                                  ("Stage unknown", STAGE_UNKNOWN_FILTER)):
+            listed_now = client.get(f"{PRIVATE if private else PUBLIC}/clusters", params={"limit": 1, "filter": expression})
+            assert listed_now.status_code == 200, listed_now.text
+            expect(card.locator(f"dd[data-state='{label}']")).to_have_text(str(listed_now.json()["total"]))
 
 
 def test_the_admin_counts_per_tenant_equal_the_api(fleet: Fleet, browser: Browser) -> None:
@@ -177,6 +185,19 @@ def test_filters_sort_and_pages_are_in_the_url(fleet: Fleet, browser: Browser) -
     page.click("text=Next ›")
     expect(page).to_have_url(fleet.server.url + "/clusters?sort=name&page=2&per_page=10")
     assert page.locator("[data-testid=clusters] tbody tr[data-object-id] td:first-child").all_inner_texts() == names[10:]
+    # State and creation (either way) are sorted and paged by the database: the API's List order.
+    for sort, order in (("state&dir=desc", "status.state desc, metadata.name desc"), ("state", "status.state, metadata.name"),
+                        ("created&dir=desc", "metadata.creation_timestamp desc")):
+        page.goto(fleet.server.url + f"/clusters?per_page=10&sort={sort}&page=2")
+        listed = fleet.admin.get(f"{PRIVATE}/clusters", params={"limit": 10, "offset": 10, "order": order})
+        assert listed.status_code == 200, listed.text
+        expected = [c["metadata"]["name"] for c in listed.json()["items"]]
+        assert len(expected) == 2
+        assert page.locator("[data-testid=clusters] tbody tr[data-object-id] td:first-child").all_inner_texts() == expected
+    # A derived column (stage) is sorted in the server, over every cluster.
+    page.goto(fleet.server.url + "/clusters?per_page=50&sort=stage")
+    stages = page.locator("[data-testid=clusters] tbody tr[data-object-id] td:nth-child(4)").all_inner_texts()
+    assert len(stages) == 12 and stages == sorted(stages)
     page.goto(fleet.server.url + "/clusters")
     page.fill("#name", "stuck")
     page.select_option("#state", "PROGRESSING")

@@ -88,7 +88,8 @@ Handler = Callable[[Visit], Awaitable[Response]]
 async def overview(visit: Visit) -> Response:
     reads = visit.reads
     events = await reads.events(newest=10)
-    clusters = await reads.counts_by_state("cluster")
+    groups = (await reads.stage_counts()).groups
+    clusters = counts.per_state(groups)
     machines = await reads.counts_by_state("compute_instance")
     metal = await reads.counts_by_state("bare_metal_instance")
     by_state = {
@@ -96,13 +97,10 @@ async def overview(visit: Visit) -> Response:
         "Virtual machines": [(COMPUTE_STATES[n].text, machines.get(n, 0)) for n in COMPUTE_STATES],
         "Bare metal": [(BARE_METAL_STATES[n].text, metal.get(n, 0)) for n in BARE_METAL_STATES],
     }
-    every_cluster = (await reads.all("cluster")).items
-    stages = counts.count_row("", every_cluster, (), counts.stage_columns(every_cluster)).by_stage
-    attention = [
-        ("Stalled", await reads.count("cluster", STALLED_FILTER), "/admin/stalled"),
-        ("Degraded", await reads.count("cluster", DEGRADED_FILTER), "/admin/degraded"),
-        ("Stage unknown", await reads.count("cluster", STAGE_UNKNOWN_FILTER), "/admin/stage-unknown"),
-    ]
+    stages = counts.count_row("", groups, (), counts.stage_columns(groups)).by_stage
+    needing = counts.attention(groups)
+    attention = [(label, needing[label], href) for label, href in (
+        ("Stalled", "/admin/stalled"), ("Degraded", "/admin/degraded"), ("Stage unknown", "/admin/stage-unknown"))]
     return visit.page("overview.html", title="Overview", counts=by_state, stages=stages, attention=attention,
                       events=[_event_row(e, visit.now) for e in events.items], revision=events.revision,
                       live_kinds=("cluster", "compute_instance", "bare_metal_instance"))
@@ -143,11 +141,34 @@ def _common_filters(visit: Visit, query: TableQuery) -> list[str]:
     return found
 
 
+#: The columns the database sorts (the API's List ``order``), with the fields they sort by; ties
+#: go by id. The other columns (tenant, stage, health, addresses ...) are read whole and sorted here.
+DATABASE_ORDERS: dict[str, tuple[str, ...]] = {
+    CREATED: ("metadata.creation_timestamp",),
+    "name": ("metadata.name",),
+    "state": ("status.state", "metadata.name"),
+}
+
+
+def database_order(query: TableQuery) -> str | None:
+    """The List ``order`` of the view's sort, "" for the creation order, None when the database
+    cannot sort by that column."""
+    fields = DATABASE_ORDERS.get(query.sort)
+    if fields is None:
+        return None
+    if query.sort == CREATED and not query.descending:
+        return ""  # the ids are in creation order: the primary key pages it
+    return ", ".join(field + (" desc" if query.descending else "") for field in fields)
+
+
 async def _listing(visit: Visit, kind: str, query: TableQuery, expression: str,
                    key: Callable[[Any], Any], rows: Callable[[list[Message]], list[Any]]) -> tuple[list[Any], Listing]:
-    """One page of rows: paged by the database in creation order, else read whole and sorted."""
-    if query.sort == CREATED and not query.descending:
-        listing = await visit.reads.page(kind, offset=query.offset, limit=query.per_page, filter=expression)
+    """One page of rows: sorted and paged by the database when it can sort by the column, else
+    read whole and sorted here."""
+    order = database_order(query)
+    if order is not None:
+        listing = await visit.reads.page(kind, offset=query.offset, limit=query.per_page, filter=expression,
+                                         order=order)
         return rows(listing.items), listing
     listing = await visit.reads.all(kind, expression)
     ordered = sorted(rows(listing.items), key=key, reverse=query.descending)
@@ -158,9 +179,8 @@ CLUSTER_SORTS = ("name", "tenant", "state", "stage", "health", "api_url", CREATE
 
 
 def _cluster_key(sort: str) -> Callable[[clusters.ClusterRow], Any]:
-    if sort == CREATED:
-        return lambda row: (row.created.iso if row.created else "", row.id)
-    if sort in ("state", "stage", "health"):
+    """The in-server sort of the columns the database does not sort (``DATABASE_ORDERS``)."""
+    if sort in ("stage", "health"):
         return lambda row: (getattr(row, sort).text, row.name)
     return lambda row: (getattr(row, sort), row.id)
 
@@ -182,10 +202,7 @@ VM_SORTS = ("name", "tenant", "state", "template", "internal_ip", "external_ip",
 
 
 def _vm_key(sort: str) -> Callable[[compute.VmRow], Any]:
-    if sort == CREATED:
-        return lambda row: (row.created.iso if row.created else "", row.id)
-    if sort == "state":
-        return lambda row: (row.state.text, row.name)
+    """The in-server sort of the columns the database does not sort (``DATABASE_ORDERS``)."""
     return lambda row: (getattr(row, sort), row.id)
 
 
@@ -207,10 +224,7 @@ BARE_METAL_SORTS = ("name", "tenant", "state", "host_type", "addresses", CREATED
 
 
 def _bare_metal_key(sort: str) -> Callable[[compute.BareMetalRow], Any]:
-    if sort == CREATED:
-        return lambda row: (row.created.iso if row.created else "", row.id)
-    if sort == "state":
-        return lambda row: (row.state.text, row.name)
+    """The in-server sort of the columns the database does not sort (``DATABASE_ORDERS``)."""
     return lambda row: (getattr(row, sort), row.id)
 
 
@@ -583,10 +597,10 @@ async def admin_list(visit: Visit) -> Response:
 
 async def counts_page(visit: Visit) -> Response:
     """Clusters per state and per stage across all tenants, and per tenant (provider admins)."""
-    listing = await visit.reads.all("cluster")
-    states, stages, rows = counts.count_rows(listing.items)
+    counted = await visit.reads.stage_counts()
+    states, stages, rows = counts.count_rows(counted.groups)
     return visit.page("admin_counts.html", title="Cluster counts", states=states, stages=stages, rows=rows,
-                      revision=listing.revision, live_kinds=("cluster",))
+                      revision=counted.revision, live_kinds=("cluster",))
 
 
 async def catalogue_page(visit: Visit, view: catalogue.CatalogueView) -> Response:

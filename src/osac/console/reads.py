@@ -15,6 +15,7 @@ from osac.console.deps import ConsoleDeps
 from osac.console.tables import READ_PAGE
 from osac.model import registry
 from osac.model.convert import convert
+from osac.services.clusters.stage_counts import StageCounts, stage_inputs
 from osac.services.core.context import Caller
 from osac.services.core.errors import ServiceError
 
@@ -35,8 +36,11 @@ class Reads:
         kind = registry.get(kind_name)
         return convert(obj, kind.message_class(self.caller.private))
 
-    async def page(self, kind_name: str, *, offset: int = 0, limit: int = 100, filter: str = "") -> Listing:
-        page = await self.deps.services[kind_name].list(self.caller, offset=offset, limit=limit, filter=filter or None)
+    async def page(self, kind_name: str, *, offset: int = 0, limit: int = 100, filter: str = "",
+                   order: str = "") -> Listing:
+        """One page of the List, sorted by the API's ``order`` (creation when blank)."""
+        page = await self.deps.services[kind_name].list(self.caller, offset=offset, limit=limit, filter=filter or None,
+                                                        order=order or None)
         return Listing([self._shape(kind_name, item) for item in page.items], page.total, page.revision)
 
     async def all(self, kind_name: str, filter: str = "") -> Listing:
@@ -54,8 +58,9 @@ class Reads:
         """Visible objects of the kind per state number, in one query."""
         return await self.deps.services[kind_name].count_by_state(self.caller)
 
-    async def count(self, kind_name: str, filter: str = "") -> int:
-        return (await self.page(kind_name, limit=1, filter=filter)).total
+    async def stage_counts(self) -> StageCounts:
+        """The visible clusters grouped by what their STAGE cell is computed from (one query)."""
+        return await stage_inputs(self.deps.services["cluster"], self.caller)
 
     async def get(self, kind_name: str, object_id: str) -> Message:
         return self._shape(kind_name, await self.deps.services[kind_name].get(self.caller, object_id))

@@ -1,10 +1,10 @@
 """The list views' query string: filters, sort, page and page size, all bookmarkable.
 
 ``?name=web&state=READY&tenant=acme&sort=name&dir=desc&page=2&per_page=20``. Filters become the
-API's CEL filter, so the database does the filtering. The API returns objects in creation order
-only (``order`` is not supported), so the default sort (``created``, newest last as the API
-returns them) pages in the database; sorting by another column reads every matching object in
-pages of ``READ_PAGE`` and sorts them here (documented in docs/console.md).
+API's CEL filter, so the database does the filtering. Name, creation and state sort through the
+API's List ``order`` (``pages.DATABASE_ORDERS``), so those views page in the database; sorting by
+a column the API cannot order by (tenant, a cluster's stage or health, addresses) reads every
+matching object in pages of ``READ_PAGE`` and sorts them here (documented in docs/console.md).
 """
 
 from __future__ import annotations

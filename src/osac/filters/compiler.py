@@ -15,6 +15,7 @@ from google.protobuf.descriptor import Descriptor
 from sqlalchemy import Boolean, ColumnElement, and_, false, func, not_, or_, true
 
 from osac.filters.arithmetic import arithmetic, negate
+from osac.filters.cache import CompiledFilters
 from osac.filters.dialect import JsonDialect
 from osac.filters.enums import EnumIndex
 from osac.filters.errors import FilterError
@@ -66,7 +67,8 @@ def compile_filter(expression: str, root: FilterRoot, *, dialect: str, now: date
     An empty or blank expression is no filter: ``sqlalchemy.true()``. ``dialect`` is the
     SQLAlchemy dialect name (``"sqlite"`` or ``"postgresql"``); ``now`` (aware) is the request
     time that ``now`` stands for. Rows for which the expression is false or an error (a missing
-    map key, a division by zero) do not match.
+    map key, a division by zero) do not match. A filter that does not name ``now`` is compiled
+    once per expression, dialect and root, and then answered from ``COMPILED`` (``cache.py``).
 
     :raises FilterError: the expression is outside the supported subset or does not type-check
         against ``root.descriptor`` (the API maps it to INVALID_ARGUMENT).
@@ -76,8 +78,16 @@ def compile_filter(expression: str, root: FilterRoot, *, dialect: str, now: date
     now_nanos = datetime_to_nanos(now)
     if not expression.strip():
         return true()
-    compiler = _Compiler(root, rules, now_nanos)
     tree = parse(expression)
+    return COMPILED.get_or_compile((expression, dialect, root), tree, lambda: _compile(tree, root, rules, now_nanos))
+
+
+#: The compiled filters that do not name ``now``.
+COMPILED = CompiledFilters()
+
+
+def _compile(tree: Node, root: FilterRoot, rules: JsonDialect, now_nanos: int) -> ColumnElement[bool]:
+    compiler = _Compiler(root, rules, now_nanos)
     result = compiler.compile(tree, compiler.scope)
     if not (isinstance(result, (Const, Ref, Sql)) and result.type.kind is Kind.BOOL):
         raise FilterError(f"the filter must be a boolean expression, got {describe(result)}")

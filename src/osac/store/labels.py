@@ -12,7 +12,7 @@ are then served by the primary key instead of a scan of the JSON of every object
 
 from __future__ import annotations
 
-from functools import partial
+from functools import cache, partial
 
 from google.protobuf.descriptor import Descriptor
 from sqlalchemy import Column, ColumnElement, Index, PrimaryKeyConstraint, String, Table, select
@@ -41,6 +41,10 @@ def labelled(table: Table, key: str, value: str | None) -> ColumnElement[bool]:
     return table.c.id.in_(query)
 
 
+@cache
 def object_root(table: Table, descriptor: Descriptor, hidden_fields: frozenset[str] = frozenset()) -> ObjectRoot:
-    """The filter root ``this`` over the live ``table``, with its label index."""
+    """The filter root ``this`` over the live ``table``, with its label index.
+
+    One root per table, descriptor and hidden fields (there are a few per kind), so the compiled
+    filters cached by root (``osac.filters.cache``) are found again on the next List."""
     return ObjectRoot(descriptor, table.c.data, hidden_fields=hidden_fields, labelled=partial(labelled, table))

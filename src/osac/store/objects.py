@@ -32,6 +32,7 @@ from osac.store.codec import from_storage, to_storage
 from osac.store.decoded import Decoded
 from osac.store.engine import Engines
 from osac.store.errors import AlreadyExists, Conflict, DatabaseUnavailable, WriteContention
+from osac.store.grouping import GroupKey, grouped_counts_query
 from osac.store.ordering import SortKey, page_query
 from osac.store.tables import LIVE
 from osac.tasks import raise_if_cancelled
@@ -186,6 +187,15 @@ class Tx:
         )
         rows = await self.conn.execute(select(states.c.state, func.count()).group_by(states.c.state))
         return {int(number): int(count) for number, count in rows}
+
+    async def count_grouped(
+        self, kind: Kind, keys: Sequence[GroupKey], *where: ColumnElement[bool], tenants: Tenants = None
+    ) -> dict[tuple[Any, ...], int]:
+        """Live objects of ``kind`` matching ``where`` per tuple of ``keys`` values (``grouping.py``;
+        None where a value is absent): one aggregate query, no object is read."""
+        table = LIVE[kind.name]
+        query = grouped_counts_query(table, keys, [*where, *self._tenancy(table, tenants)], self.dialect)
+        return {tuple(row[:-1]): int(row[-1]) for row in await self.conn.execute(query)}
 
     async def count(self, kind: Kind, *where: ColumnElement[bool], tenants: Tenants = None) -> int:
         table = LIVE[kind.name]
