@@ -9,9 +9,10 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, cast
 
 from google.protobuf import json_format
+from google.protobuf.field_mask_pb2 import FieldMask
 from google.protobuf.message import Message
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -31,12 +32,32 @@ from osac.services.core.errors import (
     UnsupportedMediaType,
     api_error,
 )
+from osac.services.core.shape import id_of, set_id
 
 PUBLIC_PREFIX = "/api/fulfillment/v1"
 PRIVATE_PREFIX = "/api/private/v1"
 
 Binder = Callable[[Request, type[Message]], Awaitable[Message]]
 Renderer = Callable[[Message], Response]
+
+
+# The shapes that the request and response messages of every kind's service share, where a
+# generic ``Message`` is taken to have them.
+class _WithObject(Protocol):
+    object: Message
+
+
+class _UpdateRequest(Protocol):
+    object: Message
+    update_mask: FieldMask
+    lock: bool
+
+
+class _ListResponse(Protocol):
+    size: int
+    total: int
+    items: list[Message]
+    revision: int
 
 
 @dataclass(frozen=True)
@@ -175,7 +196,7 @@ async def bind_create(request: Request, cls: type[Message]) -> Message:
     object_field = cls.DESCRIPTOR.fields_by_name["object"]
     obj = parse_message(await read_json(request), protos.message_class(object_field.message_type.full_name))
     message = cls()
-    message.object.CopyFrom(obj)  # type: ignore[attr-defined]
+    cast(_WithObject, message).object.CopyFrom(obj)
     return message
 
 
@@ -184,21 +205,22 @@ async def bind_update(request: Request, cls: type[Message]) -> Message:
     data = await read_json(request)
     obj = parse_message(data, object_type)
     path_id = request.path_params["id"]
-    if obj.id and obj.id != path_id:  # type: ignore[attr-defined]
-        raise InvalidArgument(f"id: body id '{obj.id}' differs from the URL id '{path_id}'")  # type: ignore[attr-defined]
-    obj.id = path_id  # type: ignore[attr-defined]
+    if id_of(obj) and id_of(obj) != path_id:
+        raise InvalidArgument(f"id: body id '{id_of(obj)}' differs from the URL id '{path_id}'")
+    set_id(obj, path_id)
     message = cls()
-    message.object.CopyFrom(obj)  # type: ignore[attr-defined]
+    update = cast(_UpdateRequest, message)
+    update.object.CopyFrom(obj)
     mask = request.query_params.get("update_mask")
     paths = [p.strip() for p in mask.split(",") if p.strip()] if mask else fields.leaf_paths(
         {k: v for k, v in data.items() if k not in ("id",)}, object_type.DESCRIPTOR
     )
     paths = [p for p in paths if p != "metadata.version"]
-    message.update_mask.paths.extend(paths)  # type: ignore[attr-defined]
+    update.update_mask.paths.extend(paths)
     lock = request.query_params.get("lock", "false").lower()
     if lock not in ("true", "false", "1", "0"):
         raise InvalidArgument(f"lock: '{lock}' is not a boolean; use true or false")
-    message.lock = lock in ("true", "1")  # type: ignore[attr-defined]
+    update.lock = lock in ("true", "1")
     return message
 
 
@@ -212,19 +234,20 @@ async def bind_empty(request: Request, cls: type[Message]) -> Message:
 def render_object(response: Message) -> Response:
     """The object itself; a response's ``warnings`` become ``Warning: 299 osac "<text>"``
     headers (RFC 7234, as the Kubernetes API sends its warnings), so the body stays the object."""
-    rendered = json_response(message_json(response.object))  # type: ignore[attr-defined]
+    rendered = json_response(message_json(cast(_WithObject, response).object))
     for warning in getattr(response, "warnings", ()):
         rendered.headers.append("Warning", f"299 osac {json.dumps(warning)}")
     return rendered
 
 
 def render_list(response: Message) -> Response:
+    page = cast(_ListResponse, response)
     return json_response(
         {
-            "size": response.size,  # type: ignore[attr-defined]
-            "total": response.total,  # type: ignore[attr-defined]
-            "items": [message_json(item) for item in response.items],  # type: ignore[attr-defined]
-            "revision": str(response.revision),  # type: ignore[attr-defined]
+            "size": page.size,
+            "total": page.total,
+            "items": [message_json(item) for item in page.items],
+            "revision": str(page.revision),
         }
     )
 

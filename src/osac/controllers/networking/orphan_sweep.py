@@ -35,6 +35,7 @@ from osac.services.core.catalog import Services
 from osac.services.core.context import Caller
 from osac.services.core.errors import FailedPrecondition, NotFound
 from osac.services.core.references import where
+from osac.services.core.shape import id_of, metadata_of
 from osac.store.objects import Tx, object_label
 from osac.tasks import raise_if_cancelled
 
@@ -91,29 +92,29 @@ async def sweep_orphans(services: Services) -> SweepOutcome:
     outcome = SweepOutcome()
     async with services.store.write() as tx:
         children = {kind_name: await _labelled_children(tx, kind_name) for kind_name in ORDER}
-        parents = {child.metadata.labels[AUTO_FOR_LABEL] for found in children.values() for child in found}  # type: ignore[attr-defined]
+        parents = {metadata_of(child).labels[AUTO_FOR_LABEL] for found in children.values() for child in found}
         if not parents:
             return outcome
         live = await _live_parents(tx, parents)
-        with_attachments = {child.metadata.labels[AUTO_FOR_LABEL]  # type: ignore[attr-defined]
+        with_attachments = {metadata_of(child).labels[AUTO_FOR_LABEL]
                             for child in children["external_ip_attachment"]}
         for kind_name in ORDER:
             kind = registry.get(kind_name)
             for child in children[kind_name]:
-                parent = child.metadata.labels[AUTO_FOR_LABEL]  # type: ignore[attr-defined]
-                if parent in live or child.metadata.HasField("deletion_timestamp"):  # type: ignore[attr-defined]
+                parent = metadata_of(child).labels[AUTO_FOR_LABEL]
+                if parent in live or metadata_of(child).HasField("deletion_timestamp"):
                     continue
                 if kind_name == "external_ip" and parent in with_attachments:
                     continue  # its parent's attachments go first; a later sweep takes it
                 try:
-                    await services[kind_name].delete_in(tx, Caller.system(), child.id)  # type: ignore[attr-defined]
+                    await services[kind_name].delete_in(tx, Caller.system(), id_of(child))
                 except (FailedPrecondition, NotFound) as error:
                     log.info("orphan %s not deleted yet: %s", object_label(kind, child), error)
                     continue
                 outcome.deleted.setdefault(kind_name, []).append(object_label(kind, child))
                 log.warning("deleting orphaned %s: its parent workload '%s' is gone", object_label(kind, child), parent,
                             extra={"event": "OrphanDeleted", "type": kind_name, "parent": parent,
-                                   "tenant": child.metadata.tenant})  # type: ignore[attr-defined]
+                                   "tenant": metadata_of(child).tenant})
     for kind_name, labels in outcome.deleted.items():
         ORPHANS_DELETED.labels(kind_name).inc(len(labels))
     return outcome

@@ -44,6 +44,7 @@ from osac.controllers.runtime.objects import (
 from osac.controllers.runtime.waiters import Awaited, Waiters
 from osac.providers.interfaces import ProviderError, TerminalProviderError
 from osac.services.core.catalog import Services
+from osac.services.core.shape import id_of, metadata_of, status_of
 from osac.store import lifecycle
 from osac.store.objects import Tx, object_label
 
@@ -112,7 +113,7 @@ class ProvisioningReconciler(ObjectReconciler):
 
     def is_following(self, obj: Message) -> bool:
         """Whether ``obj`` follows its ``awaited`` objects now: while it is being provisioned."""
-        state = obj.status.state  # type: ignore[attr-defined]
+        state = status_of(obj).state
         return not is_deleting(obj) and state not in (self.state(self.ready_state), self.state("FAILED"))
 
     async def waiting_for(self, tx: Tx, obj: Message) -> str | None:
@@ -164,12 +165,12 @@ class ProvisioningReconciler(ObjectReconciler):
         return await self._provision(obj)
 
     async def _provision(self, obj: Message) -> Result:
-        state = obj.status.state  # type: ignore[attr-defined]
+        state = status_of(obj).state
         if state in (self.state(self.ready_state), self.state("FAILED")):
             return Result()
-        if CONTROLLER_FINALIZER not in obj.metadata.finalizers:  # type: ignore[attr-defined]
+        if CONTROLLER_FINALIZER not in metadata_of(obj).finalizers:
             async with self.store.write() as tx:  # before the first external effect
-                stored = await self.load(tx, obj.id)  # type: ignore[attr-defined]
+                stored = await self.load(tx, id_of(obj))
                 if stored is None or is_deleting(stored):
                     return Result()
                 desired = copy(stored)
@@ -184,28 +185,28 @@ class ProvisioningReconciler(ObjectReconciler):
         except ProviderError as error:
             return await self._failed(obj, error, phase="provision")
         async with self.store.write() as tx:
-            stored = await self.load(tx, obj.id)  # type: ignore[attr-defined]
-            if stored is None or is_deleting(stored) or stored.metadata.version != obj.metadata.version:  # type: ignore[attr-defined]
+            stored = await self.load(tx, id_of(obj))
+            if stored is None or is_deleting(stored) or metadata_of(stored).version != metadata_of(obj).version:
                 raise TransientError("object changed while provisioning; looking again", delay=timedelta(0))
             desired = copy(stored)
             if waiting is not None:
-                desired.status.message = waiting  # type: ignore[attr-defined]
+                status_of(desired).message = waiting
                 await self.write(tx, desired, stored)
                 return Result(requeue_after=self.wait_interval)
-            desired.status.state = self.state(self.ready_state)  # type: ignore[attr-defined]
-            desired.status.message = ""  # type: ignore[attr-defined]
+            status_of(desired).state = self.state(self.ready_state)
+            status_of(desired).message = ""
             await self.provisioned(tx, desired)
             written = await self.write(tx, desired, stored)
-            created = stored.metadata.creation_timestamp.ToDatetime(tzinfo=UTC)  # type: ignore[attr-defined]
+            created = metadata_of(stored).creation_timestamp.ToDatetime(tzinfo=UTC)
             seconds = max(0.0, (tx.clock.now() - created).total_seconds())
             tx.after_commit(lambda: self.became_ready(written, seconds))
-        self._forget(obj.id, "provision")  # type: ignore[attr-defined]
+        self._forget(id_of(obj), "provision")
         return Result()
 
     async def _delete(self, obj: Message) -> Result:
-        if CONTROLLER_FINALIZER not in obj.metadata.finalizers:  # type: ignore[attr-defined]
+        if CONTROLLER_FINALIZER not in metadata_of(obj).finalizers:
             return Result()  # never provisioned (or not ours to tear down)
-        if obj.status.state == self.state("DELETE_FAILED"):  # type: ignore[attr-defined]
+        if status_of(obj).state == self.state("DELETE_FAILED"):
             return Result()  # waits for Delete or Signal
         try:
             async with self.store.read() as tx:
@@ -215,20 +216,20 @@ class ProvisioningReconciler(ObjectReconciler):
         except ProviderError as error:
             return await self._failed(obj, error, phase="teardown")
         async with self.store.write() as tx:
-            stored = await self.load(tx, obj.id)  # type: ignore[attr-defined]
+            stored = await self.load(tx, id_of(obj))
             if stored is None:
                 return Result()
             desired = copy(stored)
             remove_finalizer(desired)
-            if not desired.metadata.finalizers:  # type: ignore[attr-defined]
+            if not metadata_of(desired).finalizers:
                 await self.released(tx, stored)
             await self.write(tx, desired, stored)
-        self._forget(obj.id)  # type: ignore[attr-defined]
+        self._forget(id_of(obj))
         return Result()
 
     async def _failed(self, obj: Message, error: ProviderError, phase: str) -> Result:
         """Record a provider error: a retry message, or the failed state past the limit."""
-        object_id: str = obj.id  # type: ignore[attr-defined]
+        object_id: str = id_of(obj)
         attempt = self._attempts.get((object_id, phase), 0) + 1
         self._attempts[(object_id, phase)] = attempt
         limit = self.networking.cleanup_retry_limit if phase == "teardown" else self.networking.retry_limit
@@ -238,7 +239,7 @@ class ProvisioningReconciler(ObjectReconciler):
             if stored is None:
                 return Result()
             desired = copy(stored)
-            status = desired.status  # type: ignore[attr-defined]
+            status = status_of(desired)
             if terminal:
                 status.state = self.state("DELETE_FAILED" if phase == "teardown" else "FAILED")
                 status.message = error.message if phase == "provision" else f"teardown failed: {error.message}"
@@ -270,9 +271,9 @@ class ProvisioningReconciler(ObjectReconciler):
             raise
         finally:
             seconds = time.perf_counter() - started
-            log.info("provider call %s.%s %s: %s in %.3fs", self.kind, operation, obj.id, result, seconds,  # type: ignore[attr-defined]
+            log.info("provider call %s.%s %s: %s in %.3fs", self.kind, operation, id_of(obj), result, seconds,
                      extra={"event": "ProviderCall", "kind": self.kind, "operation": operation,
-                            "object_id": obj.id, "result": result, "tenant": obj.metadata.tenant})  # type: ignore[attr-defined]
+                            "object_id": id_of(obj), "result": result, "tenant": metadata_of(obj).tenant})
 
     def follow(self, object_id: str, obj: Message | None) -> None:
         """Follow what ``obj`` awaits (nothing once it is archived or settled). Called before

@@ -30,9 +30,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from google.protobuf.message import Message
-
 from osac.api.private.v1 import bare_metal_instance_type_pb2 as bare_metal
+from osac.api.private.v1.bare_metal_instance_type_pb2 import BareMetalInstance
 from osac.model import registry
 from osac.services.baremetal import interfaces
 from osac.services.core.behaviour import Behaviour, WriteContext
@@ -52,13 +51,13 @@ RUN_STRATEGIES = (
 )
 
 
-class BareMetalInstanceBehaviour(Behaviour):
+class BareMetalInstanceBehaviour(Behaviour[BareMetalInstance]):
     derived_status = True
 
-    def initialize(self, obj: Message) -> None:
+    def initialize(self, obj: BareMetalInstance) -> None:
         """Nothing: ``prepare`` stores the first derivation's status once the spec is valid."""
 
-    async def prepare(self, ctx: WriteContext, obj: Message, stored: Message | None) -> None:
+    async def prepare(self, ctx: WriteContext, obj: BareMetalInstance, stored: BareMetalInstance | None) -> None:
         if stored is None:
             await self._prepare_create(ctx, obj)
         else:
@@ -92,19 +91,19 @@ class BareMetalInstanceBehaviour(Behaviour):
         spec.run_strategy = run_strategy(spec.run_strategy, default=stored.spec.run_strategy)
         rerun_failed_gate(obj)
 
-    async def on_signal(self, ctx: WriteContext, obj: Message) -> bool:
-        if obj.metadata.HasField("deletion_timestamp"):  # type: ignore[attr-defined]
+    async def on_signal(self, ctx: WriteContext, obj: BareMetalInstance) -> bool:
+        if obj.metadata.HasField("deletion_timestamp"):
             return await teardown.resume_teardown(ctx, self.kind, obj)
         return rerun_failed_gate(obj)
 
-    async def restart_teardown(self, ctx: WriteContext, obj: Message) -> None:
+    async def restart_teardown(self, ctx: WriteContext, obj: BareMetalInstance) -> None:
         await teardown.resume_teardown(ctx, self.kind, obj)
 
-    async def after_create(self, ctx: WriteContext, obj: Message) -> None:
+    async def after_create(self, ctx: WriteContext, obj: BareMetalInstance) -> None:
         await attachment_rules.provision_auto_access(ctx, self.kind, obj)
 
-    async def after_archive(self, tx: Tx, obj: Message) -> None:
-        await addresses.release_attachment_addresses(tx, self.kind.name, obj.id)  # type: ignore[attr-defined]
+    async def after_archive(self, tx: Tx, obj: BareMetalInstance) -> None:
+        await addresses.release_attachment_addresses(tx, self.kind.name, obj.id)
 
 
 def rerun_failed_gate(obj: Any) -> bool:

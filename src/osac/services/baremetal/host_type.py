@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from google.protobuf.message import Message
-
+from osac.api.private.v1.host_type_type_pb2 import HostType
 from osac.services.core.behaviour import Behaviour, WriteContext
 from osac.services.core.errors import FailedPrecondition, InvalidArgument
 
@@ -20,17 +19,17 @@ from osac.services.core.errors import FailedPrecondition, InvalidArgument
 NAMED_HOSTS = 5
 
 
-class HostTypeBehaviour(Behaviour):
-    async def prepare(self, ctx: WriteContext, obj: Message, stored: Message | None) -> None:
+class HostTypeBehaviour(Behaviour[HostType]):
+    async def prepare(self, ctx: WriteContext, obj: HostType, stored: HostType | None) -> None:
         check_interfaces(obj)
 
-    async def check_delete(self, ctx: WriteContext, obj: Message) -> None:
+    async def check_delete(self, ctx: WriteContext, obj: HostType) -> None:
         """Refused while the provider's inventory holds hosts of the type, or its configuration
         names it (the provider could not start again without it)."""
         inventory = ctx.services.host_inventory
         if inventory is None:
             return
-        name = obj.metadata.name  # type: ignore[attr-defined]
+        name = obj.metadata.name
         configured = inventory.configured_by(name)
         if configured:
             raise FailedPrecondition(

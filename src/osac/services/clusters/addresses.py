@@ -25,8 +25,10 @@ from dataclasses import dataclass
 
 from google.protobuf.message import Message
 
+from osac.api.private.v1.subnet_type_pb2 import Subnet
 from osac.ipam import allocator
 from osac.model import registry
+from osac.services.core.shape import as_kind
 from osac.services.networking import addresses
 from osac.store.objects import Tx
 
@@ -43,7 +45,7 @@ def node_purpose(key: str) -> str:
 
 async def reserve_vips(tx: Tx, subnet: Message, cluster_id: str) -> tuple[str, str]:
     """The (API, ingress) VIPs of a new cluster, from the subnet's VIP range."""
-    api, ingress = await addresses.reserve_vips(tx, subnet, owner_type=OWNER, owner_id=cluster_id)
+    api, ingress = await addresses.reserve_vips(tx, as_kind(subnet, Subnet), owner_type=OWNER, owner_id=cluster_id)
     return api, ingress
 
 

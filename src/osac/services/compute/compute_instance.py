@@ -24,8 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from google.protobuf.message import Message
-
+from osac.api.private.v1.compute_instance_type_pb2 import ComputeInstance
 from osac.services.compute import legacy_attachments, restarts, templates
 from osac.services.core.behaviour import Behaviour, WriteContext
 from osac.services.workloads import addresses, attachment_rules, initial_status, network_attachments, teardown
@@ -37,13 +36,13 @@ WORKLOAD = "ComputeInstance"
 IMMUTABLE_ATTACHMENT_FIELDS = ("subnet", "primary")
 
 
-class ComputeInstanceBehaviour(Behaviour):
+class ComputeInstanceBehaviour(Behaviour[ComputeInstance]):
     derived_status = True
 
-    def initialize(self, obj: Message) -> None:
+    def initialize(self, obj: ComputeInstance) -> None:
         """Nothing: ``prepare`` stores the first derivation's status once the spec is valid."""
 
-    async def prepare(self, ctx: WriteContext, obj: Message, stored: Message | None) -> None:
+    async def prepare(self, ctx: WriteContext, obj: ComputeInstance, stored: ComputeInstance | None) -> None:
         if stored is None:
             await self._prepare_create(ctx, obj)
         else:
@@ -79,16 +78,16 @@ class ComputeInstanceBehaviour(Behaviour):
         )
         restarts.accept_restart_request(self.kind, stored, obj)
 
-    async def after_create(self, ctx: WriteContext, obj: Message) -> None:
+    async def after_create(self, ctx: WriteContext, obj: ComputeInstance) -> None:
         await attachment_rules.provision_auto_access(ctx, self.kind, obj)
 
-    async def after_archive(self, tx: Tx, obj: Message) -> None:
-        await addresses.release_attachment_addresses(tx, self.kind.name, obj.id)  # type: ignore[attr-defined]
+    async def after_archive(self, tx: Tx, obj: ComputeInstance) -> None:
+        await addresses.release_attachment_addresses(tx, self.kind.name, obj.id)
 
-    async def restart_teardown(self, ctx: WriteContext, obj: Message) -> None:
+    async def restart_teardown(self, ctx: WriteContext, obj: ComputeInstance) -> None:
         await teardown.resume_teardown(ctx, self.kind, obj)
 
-    async def on_signal(self, ctx: WriteContext, obj: Message) -> bool:
+    async def on_signal(self, ctx: WriteContext, obj: ComputeInstance) -> bool:
         """Signal resumes a teardown that gave up, like Delete again; a FAILED instance stays
         FAILED (a terminal provider error is latched until deletion, compute.md §2.4)."""
         return await teardown.resume_teardown(ctx, self.kind, obj)

@@ -11,16 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from google.protobuf.message import Message
-
+from osac.api.private.v1.compute_instance_template_type_pb2 import ComputeInstanceTemplate
 from osac.services.clusters import parameters
 from osac.services.compute import templates
 from osac.services.core.behaviour import Behaviour, WriteContext
 from osac.services.core.errors import InvalidArgument
 
 
-class ComputeInstanceTemplateBehaviour(Behaviour):
-    async def prepare(self, ctx: WriteContext, obj: Message, stored: Message | None) -> None:
+class ComputeInstanceTemplateBehaviour(Behaviour[ComputeInstanceTemplate]):
+    async def prepare(self, ctx: WriteContext, obj: ComputeInstanceTemplate, stored: ComputeInstanceTemplate | None) -> None:
         template: Any = obj
         parameters.validate_definitions(template.parameters)
         defaults = template.spec_defaults

@@ -9,16 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from google.protobuf.message import Message
-
 from osac.api.private.v1 import instance_type_type_pb2 as instance_types
+from osac.api.private.v1.instance_type_type_pb2 import InstanceType
 from osac.services.core.behaviour import Behaviour, WriteContext
 from osac.services.core.errors import InvalidArgument
 
 
-class InstanceTypeBehaviour(Behaviour):
-    async def prepare(self, ctx: WriteContext, obj: Message, stored: Message | None) -> None:
-        spec: Any = obj.spec  # type: ignore[attr-defined]
+class InstanceTypeBehaviour(Behaviour[InstanceType]):
+    async def prepare(self, ctx: WriteContext, obj: InstanceType, stored: InstanceType | None) -> None:
+        spec: Any = obj.spec
         if stored is None and spec.state == instance_types.INSTANCE_TYPE_STATE_UNSPECIFIED:
             spec.state = instance_types.INSTANCE_TYPE_STATE_ACTIVE
         if spec.cores <= 0:

@@ -15,9 +15,12 @@ from __future__ import annotations
 from typing import Any
 
 from osac.api.private.v1 import instance_type_type_pb2 as instance_types
+from osac.api.private.v1.compute_instance_template_type_pb2 import ComputeInstanceTemplate
+from osac.api.private.v1.instance_type_type_pb2 import InstanceType
 from osac.model import registry
 from osac.services.clusters import parameters
 from osac.services.core.errors import FailedPrecondition, InvalidArgument
+from osac.services.core.shape import as_kind
 from osac.services.networking import gates
 from osac.store.objects import Tx, object_label
 
@@ -47,11 +50,11 @@ async def apply_template(tx: Tx, spec: Any) -> None:
     if not spec.template:
         raise InvalidArgument("spec.template: required; name a ComputeInstanceTemplate")
     template_kind = registry.get("compute_instance_template")
-    template = await gates.load(tx, template_kind, spec.template)
+    template = as_kind(await gates.load(tx, template_kind, spec.template), ComputeInstanceTemplate)
     label = object_label(template_kind, template)
-    defaults: Any = template.spec_defaults  # type: ignore[attr-defined]
+    defaults: Any = template.spec_defaults
     resolved = parameters.apply_to_cluster(
-        spec.template_parameters, template.parameters, label, "spec.template_parameters"  # type: ignore[attr-defined]
+        spec.template_parameters, template.parameters, label, "spec.template_parameters"
     )
     for name, value in resolved.items():
         if name not in spec.template_parameters:
@@ -83,8 +86,8 @@ async def require_active_instance_type(tx: Tx, instance_type_id: str) -> None:
     """:raises FailedPrecondition: ``InstanceType 'large' is DEPRECATED; new instances need an
     ACTIVE instance type`` (with the suggested replacement when the type names one)."""
     kind = registry.get("instance_type")
-    instance_type = await gates.load(tx, kind, instance_type_id)
-    spec: Any = instance_type.spec  # type: ignore[attr-defined]
+    instance_type = as_kind(await gates.load(tx, kind, instance_type_id), InstanceType)
+    spec: Any = instance_type.spec
     if spec.state == instance_types.INSTANCE_TYPE_STATE_ACTIVE:
         return
     value = instance_types.InstanceTypeState.DESCRIPTOR.values_by_number.get(spec.state)

@@ -34,6 +34,7 @@ from osac.services.core.errors import (
     NotFound,
 )
 from osac.services.core.ordering import parse_order
+from osac.services.core.shape import id_of, metadata_of, set_id, status_of
 from osac.store import errors as store_errors
 from osac.store import lifecycle
 from osac.store.grouping import GroupKey
@@ -191,7 +192,7 @@ class KindService:
     async def create(self, caller: Caller, obj: Message) -> Message:
         """Store a new object with its implied children in one transaction (dry run: roll back)."""
         access.authorize(caller, self.kind, Method.CREATE)
-        if obj.id:  # type: ignore[attr-defined]
+        if id_of(obj):
             raise InvalidArgument("id: must be empty on create; the service assigns ids")
         try:
             async with self.store.write() as tx:
@@ -200,14 +201,14 @@ class KindService:
                     raise _DryRun(created)
         except _DryRun as dry:
             result = dry.object
-            result.ClearField("id")  # type: ignore[attr-defined]
+            result.ClearField("id")
             return self.behaviour.redact(result)
         return self.behaviour.redact(created)
 
     async def create_in(self, tx: Tx, caller: Caller, obj: Message) -> Message:
         """Create inside an open transaction (used for implied children too)."""
         obj = _copy(obj)
-        meta = obj.metadata  # type: ignore[attr-defined]
+        meta = metadata_of(obj)
         tenant = self._creation_tenant(caller, meta.tenant, meta.name)
         if self.kind.scope is Scope.TENANT:
             await self._require_live_tenant(tx, tenant)
@@ -219,7 +220,7 @@ class KindService:
         meta.version = 0
         meta.ClearField("deletion_timestamp")
         meta.creation_timestamp.CopyFrom(now_timestamp(tx))
-        obj.id = ids.new_id()  # type: ignore[attr-defined]
+        set_id(obj, ids.new_id())
         ctx = WriteContext(tx, caller, self.services)
         await self._resolve_references(ctx, obj)
         self.behaviour.initialize(obj)
@@ -259,7 +260,7 @@ class KindService:
         found = await tx.find(tenant_kind, table.c.name == tenant, table.c.tenant == tenant)
         if not found:
             raise FailedPrecondition(f"tenant '{tenant}' does not exist; a provider admin must create it first")
-        if found[0].metadata.HasField("deletion_timestamp"):  # type: ignore[attr-defined]
+        if metadata_of(found[0]).HasField("deletion_timestamp"):
             raise FailedPrecondition(f"tenant '{tenant}' is being deleted; no new objects can be created in it")
 
     # -- update --------------------------------------------------------------------------------
@@ -268,7 +269,7 @@ class KindService:
         self, caller: Caller, obj: Message, mask: Sequence[str] | None, lock: bool
     ) -> Message:
         """Merge ``obj`` into the stored object (api.md §2.5) and write it if anything changed."""
-        object_id = obj.id  # type: ignore[attr-defined]
+        object_id = id_of(obj)
         if not object_id:
             raise InvalidArgument("id: required; name the object to update by its id")
         descriptor = self.kind.message_class(caller.private).DESCRIPTOR
@@ -289,10 +290,10 @@ class KindService:
     async def update_in(
         self, tx: Tx, caller: Caller, obj: Message, mask: Sequence[str] | None, lock: bool
     ) -> Message:
-        stored = await self._load(tx, caller, obj.id)  # type: ignore[attr-defined]
-        access.authorize(caller, self.kind, Method.UPDATE, labels=stored.metadata.labels, tenant=stored.metadata.tenant)  # type: ignore[attr-defined]
-        given_version = obj.metadata.version  # type: ignore[attr-defined]
-        stored_version = stored.metadata.version  # type: ignore[attr-defined]
+        stored = await self._load(tx, caller, id_of(obj))
+        access.authorize(caller, self.kind, Method.UPDATE, labels=metadata_of(stored).labels, tenant=metadata_of(stored).tenant)
+        given_version = metadata_of(obj).version
+        stored_version = metadata_of(stored).version
         if lock and given_version != stored_version:
             raise Aborted(
                 f"version conflict on {object_label(self.kind, stored)}: stored version "
@@ -304,7 +305,7 @@ class KindService:
         await self._resolve_references(ctx, merged)
         self._check_immutable(stored, merged)
         self._validate_metadata(caller, merged, stored=stored)
-        if stored.metadata.HasField("deletion_timestamp"):  # type: ignore[attr-defined]
+        if metadata_of(stored).HasField("deletion_timestamp"):
             self._check_deleting_update(caller, stored, merged)
         else:
             await self.behaviour.prepare(ctx, merged, stored)
@@ -329,10 +330,10 @@ class KindService:
             return based_on
         outside = _changed_outside(obj, based_on, paths)
         if outside:
-            raise ValueError(f"write_status of {self.kind.name} {obj.id}: a reconciler writes only "  # type: ignore[attr-defined]
+            raise ValueError(f"write_status of {self.kind.name} {id_of(obj)}: a reconciler writes only "
                              f"{', '.join(paths)}, not {', '.join(outside)}")
         self._stamp_transition(obj, based_on, tx)
-        written = await self._replace(tx, _copy(obj), based_on.metadata.version)  # type: ignore[attr-defined]
+        written = await self._replace(tx, _copy(obj), metadata_of(based_on).version)
         return written.object
 
     async def _replace(self, tx: Tx, obj: Message, based_on_version: int) -> Written:
@@ -396,16 +397,16 @@ class KindService:
         for name in ("name", "tenant", "project"):
             if mask and not any(path in ("metadata", f"metadata.{name}") for path in mask):
                 continue
-            value = getattr(given.metadata, name)  # type: ignore[attr-defined]
-            if value and value != getattr(stored.metadata, name):  # type: ignore[attr-defined]
+            value = getattr(metadata_of(given), name)
+            if value and value != getattr(metadata_of(stored), name):
                 raise InvalidArgument(f"metadata.{name} is immutable")
 
     def _restore_system_labels(self, caller: Caller, stored: Message, merged: Message) -> None:
         """System labels a public caller omitted are kept (omitting is not removing)."""
         if caller.private:
             return
-        old = stored.metadata.labels  # type: ignore[attr-defined]
-        new = merged.metadata.labels  # type: ignore[attr-defined]
+        old = metadata_of(stored).labels
+        new = metadata_of(merged).labels
         for key, value in old.items():
             if key.startswith(SYSTEM_LABEL_PREFIX) and key not in new:
                 new[key] = value
@@ -436,8 +437,8 @@ class KindService:
         transitions = self.behaviour.transitions
         if transitions is None or self.kind.state_enum is None:
             return
-        before = stored.status.state  # type: ignore[attr-defined]
-        after = merged.status.state  # type: ignore[attr-defined]
+        before = status_of(stored).state
+        after = status_of(merged).state
         if before != after and after not in transitions.get(before, frozenset()):
             raise FailedPrecondition(
                 f"invalid state transition {self.kind.state_name(before)} -> {self.kind.state_name(after)}"
@@ -448,7 +449,7 @@ class KindService:
         status_field = obj.DESCRIPTOR.fields_by_name.get("status")
         if status_field is None or "state_transition_time" not in status_field.message_type.fields_by_name:
             return
-        status = obj.status  # type: ignore[attr-defined]
+        status = status_of(obj)
         if stored is None:
             # A derived status was stamped by its first derivation, with the same "now" as the
             # rest of it; anything else that starts with a state is stamped here.
@@ -456,7 +457,7 @@ class KindService:
             if status.state and not is_derived:
                 status.state_transition_time.CopyFrom(now_timestamp(tx))
             return
-        before = stored.status  # type: ignore[attr-defined]
+        before = status_of(stored)
         if before.state != status.state:
             status.state_transition_time.CopyFrom(now_timestamp(tx))
         elif before.HasField("state_transition_time"):
@@ -467,7 +468,7 @@ class KindService:
     # -- metadata validation -------------------------------------------------------------------
 
     def _validate_metadata(self, caller: Caller, obj: Message, stored: Message | None) -> None:
-        meta = obj.metadata  # type: ignore[attr-defined]
+        meta = metadata_of(obj)
         if meta.name and (len(meta.name) > limits.MAX_NAME_LENGTH or not _DNS_LABEL.match(meta.name)):
             raise InvalidArgument(
                 f"metadata.name: '{meta.name[:80]}' is not a valid name; use at most 63 lowercase "
@@ -476,7 +477,7 @@ class KindService:
         for key, value in meta.labels.items():
             _check_label(key, value)
         if not caller.private:
-            old = dict(stored.metadata.labels) if stored is not None else {}  # type: ignore[attr-defined]
+            old = dict(metadata_of(stored).labels) if stored is not None else {}
             for key in set(old) | set(meta.labels):
                 if key.startswith(SYSTEM_LABEL_PREFIX) and old.get(key) != meta.labels.get(key):
                     raise InvalidArgument(
@@ -490,7 +491,7 @@ class KindService:
         """Replace names by ids (api.md §2.8): the object's tenant first, then ``shared``."""
         from osac.model import registry
 
-        tenant = obj.metadata.tenant  # type: ignore[attr-defined]
+        tenant = metadata_of(obj).tenant
         scope = frozenset({tenant, SHARED_TENANT})
         for reference in self.kind.references:
             target = registry.get(reference.target)
@@ -501,7 +502,7 @@ class KindService:
                 resolved = await self.resolve(ctx.tx, target, value, scope, tenant)
                 if resolved is None:
                     raise InvalidArgument(f"{slot.path}: {target.message} '{value}' not found")
-                slot.set(resolved.id)  # type: ignore[attr-defined]
+                slot.set(id_of(resolved))
 
     async def resolve(
         self, tx: Tx, target: Kind, value: str, scope: frozenset[str], tenant: str
@@ -524,47 +525,48 @@ class KindService:
 
     async def delete_in(self, tx: Tx, caller: Caller, object_id: str) -> None:
         stored = await self._load(tx, caller, object_id, lock="update")
-        access.authorize(caller, self.kind, Method.DELETE, labels=stored.metadata.labels, tenant=stored.metadata.tenant)  # type: ignore[attr-defined]
+        access.authorize(caller, self.kind, Method.DELETE, labels=metadata_of(stored).labels, tenant=metadata_of(stored).tenant)
         ctx = WriteContext(tx, caller, self.services)
-        if stored.metadata.HasField("deletion_timestamp"):  # type: ignore[attr-defined]
-            if self.kind.state_enum is not None and stored.status.state == self.kind.state_value("DELETE_FAILED"):  # type: ignore[attr-defined]
+        if metadata_of(stored).HasField("deletion_timestamp"):
+            if self.kind.state_enum is not None and status_of(stored).state == self.kind.state_value("DELETE_FAILED"):
                 obj = _copy(stored)
-                if not self.behaviour.derived_status:
-                    obj.status.state = self.kind.state_value("DELETING")  # type: ignore[attr-defined]
+                restarted = self.kind.state_value("DELETING")
+                if not self.behaviour.derived_status and restarted is not None:
+                    status_of(obj).state = restarted
                 await self.behaviour.restart_teardown(ctx, obj)
                 if obj != stored:
                     self._stamp_transition(obj, stored, tx)
-                    await self._replace(tx, obj, stored.metadata.version)  # type: ignore[attr-defined]
+                    await self._replace(tx, obj, metadata_of(stored).version)
                     await self._record_notes(ctx, obj)
             return
         await self._check_dependents(tx, stored)
         await self.behaviour.check_delete(ctx, stored)
         obj = _copy(stored)
-        obj.metadata.deletion_timestamp.CopyFrom(now_timestamp(tx))  # type: ignore[attr-defined]
+        metadata_of(obj).deletion_timestamp.CopyFrom(now_timestamp(tx))
         deleting = self.kind.state_value("DELETING")
         if deleting is not None:  # at once, derived status or not (cluster-status.md scenario 9)
-            obj.status.state = deleting  # type: ignore[attr-defined]
+            status_of(obj).state = deleting
         await self.behaviour.begin_teardown(ctx, obj, stored)
         self._stamp_transition(obj, stored, tx)
-        status = obj.status if deleting is not None else None  # type: ignore[attr-defined]
-        if (status is not None and status.state != stored.status.state  # type: ignore[attr-defined]
+        status = status_of(obj) if deleting is not None else None
+        if (status is not None and status.state != status_of(stored).state
                 and "state_transition_time" in status.DESCRIPTOR.fields_by_name):
-            status.state_transition_time.CopyFrom(obj.metadata.deletion_timestamp)  # type: ignore[attr-defined]  # one instant
-        await self._replace(tx, obj, stored.metadata.version)  # type: ignore[attr-defined]
+            status.state_transition_time.CopyFrom(metadata_of(obj).deletion_timestamp)  # one instant
+        await self._replace(tx, obj, metadata_of(stored).version)
         await self._record_notes(ctx, obj)
 
     async def _check_dependents(self, tx: Tx, stored: Message) -> None:
         """Live objects that reference this one block its delete (networking.md §4)."""
-        object_id = stored.id  # type: ignore[attr-defined]
+        object_id = id_of(stored)
         found_dependents = Dependents()
         for other, path in reference_dependents(self.kind):
             condition = _reference_condition(other, path, object_id, tx)
             if condition is None:
                 found = await _map_reference_dependents(tx, other, path, object_id)
-                count, names = len(found), [d.metadata.name or d.id for d in found[:5]]  # type: ignore[attr-defined]
+                count, names = len(found), [metadata_of(d).name or id_of(d) for d in found[:5]]
             else:
                 count = await tx.count(other, condition)
-                names = [d.metadata.name or d.id for d in await tx.find(other, condition, limit=5)] if count else []  # type: ignore[attr-defined]
+                names = [metadata_of(d).name or id_of(d) for d in await tx.find(other, condition, limit=5)] if count else []
             found_dependents.add(other.message, count, names)
         found_dependents.check(object_label(self.kind, stored))
 
@@ -576,7 +578,7 @@ class KindService:
             ctx = WriteContext(tx, caller, self.services)
             if await self.behaviour.on_signal(ctx, obj):
                 self._stamp_transition(obj, stored, tx)
-                obj = (await self._replace(tx, obj, stored.metadata.version)).object  # type: ignore[attr-defined]
+                obj = (await self._replace(tx, obj, metadata_of(stored).version)).object
                 await self._record_notes(ctx, obj)
             await tx.signal(self.kind, obj)
 
@@ -600,7 +602,7 @@ def _changed_outside(obj: Message, based_on: Message, paths: Sequence[str]) -> b
     changed = []
     for field in obj.DESCRIPTOR.fields:
         if field.name == "metadata":
-            mine, theirs = obj.metadata, based_on.metadata  # type: ignore[attr-defined]
+            mine, theirs = metadata_of(obj), metadata_of(based_on)
             for sub in mine.DESCRIPTOR.fields:
                 path = f"metadata.{sub.name}"
                 if path not in paths and getattr(mine, sub.name) != getattr(theirs, sub.name):

@@ -9,6 +9,8 @@ of a Create or Update), as in every other validation message.
 
 from __future__ import annotations
 
+from typing import Any
+
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
@@ -127,12 +129,13 @@ def _check_message(message: Message, prefix: str) -> None:
         _check_field(field, value, f"{prefix}{field.name}")
 
 
-def _check_field(field: FieldDescriptor, value: object, path: str) -> None:
+def _check_field(field: FieldDescriptor, value: Any, path: str) -> None:
+    # ``value`` is what ``ListFields`` gives for ``field``: its type is the field's (reflection).
     if field.message_type is not None and field.message_type.GetOptions().map_entry:
-        _check_map(field, value, path)  # type: ignore[arg-type]
+        _check_map(field, value, path)
         return
     if field.is_repeated:
-        items = list(value)  # type: ignore[call-overload]
+        items = list(value)
         bound = max_items(field.name)
         if len(items) > bound:
             raise InvalidArgument(f"{path}: at most {bound} elements are accepted, got {len(items)}")
@@ -142,17 +145,17 @@ def _check_field(field: FieldDescriptor, value: object, path: str) -> None:
     _check_single(field, value, path)
 
 
-def _check_single(field: FieldDescriptor, value: object, path: str) -> None:
+def _check_single(field: FieldDescriptor, value: Any, path: str) -> None:
     if field.type == FieldDescriptor.TYPE_MESSAGE:
-        _check_message(value, f"{path}.")  # type: ignore[arg-type]
+        _check_message(value, f"{path}.")
     elif field.type == FieldDescriptor.TYPE_STRING:
-        _check_string(value, path, field.name)  # type: ignore[arg-type]
+        _check_string(value, path, field.name)
     elif field.type == FieldDescriptor.TYPE_ENUM and value not in field.enum_type.values_by_number:
         names = [v.name for v in field.enum_type.values if v.number]
         accepted = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
         raise InvalidArgument(f"{path}: {value} is not a {field.name.replace('_', ' ')}; use {accepted}")
-    elif field.type == FieldDescriptor.TYPE_BYTES and len(value) > MAX_BYTES_LENGTH:  # type: ignore[arg-type]
-        raise InvalidArgument(f"{path}: at most {MAX_BYTES_LENGTH} bytes are accepted, got {len(value)}")  # type: ignore[arg-type]
+    elif field.type == FieldDescriptor.TYPE_BYTES and len(value) > MAX_BYTES_LENGTH:
+        raise InvalidArgument(f"{path}: at most {MAX_BYTES_LENGTH} bytes are accepted, got {len(value)}")
 
 
 def _check_map(field: FieldDescriptor, entries: dict[str, object], path: str) -> None:

@@ -24,10 +24,13 @@ from contextvars import ContextVar
 
 from google.protobuf.message import Message
 
+from osac.api.private.v1.external_ip_pool_type_pb2 import ExternalIPPool
+from osac.api.private.v1.subnet_type_pb2 import Subnet
 from osac.ipam import allocator
 from osac.ipam.errors import AddressesExhausted, RangeNotFound
 from osac.model import registry
 from osac.services.core.errors import ResourceExhausted
+from osac.services.core.shape import as_kind, id_of, metadata_of
 from osac.services.networking import locks
 from osac.services.networking.allocation_metrics import EXTERNAL, VIP, WORKLOAD, count_failure
 from osac.store.objects import Tx
@@ -78,18 +81,18 @@ async def refresh_counters(tx: Tx, kind_name: str, object_id: str) -> Message | 
         return None
     updated = type(stored)()
     updated.CopyFrom(stored)
-    status = updated.status  # type: ignore[attr-defined]
     if kind_name == POOL:
         counts = (await allocator.pool_counts(tx, [object_id]))[object_id]
+        status = as_kind(updated, ExternalIPPool).status
         status.total, status.allocated, status.available = counts.total, counts.allocated, counts.available
     elif kind_name == SUBNET:
         counts = await allocator.counts(tx, scope=object_id, kind=allocator.WORKLOAD)
-        status.available_addresses = counts.available
+        as_kind(updated, Subnet).status.available_addresses = counts.available
     else:
         raise ValueError(f"{kind.message} has no address counters")
     if updated == stored:
         return stored
-    written = await tx.replace(kind, updated, stored.metadata.version)  # type: ignore[attr-defined]
+    written = await tx.replace(kind, updated, metadata_of(stored).version)
     return written.object
 
 
@@ -114,7 +117,7 @@ async def reserve_external(tx: Tx, pool: Message, owner_kind: str, owner_id: str
 
     :raises ResourceExhausted: ``ExternalIPPool '<name>' has no available addresses``.
     """
-    await locks.lock_row(tx, registry.get(POOL), pool.id)  # type: ignore[attr-defined]
+    await locks.lock_row(tx, registry.get(POOL), id_of(pool))
     try:
         address = await allocator.allocate(
             tx,
@@ -123,12 +126,12 @@ async def reserve_external(tx: Tx, pool: Message, owner_kind: str, owner_id: str
             owner_type=owner_kind,
             owner_id=owner_id,
             purpose=EXTERNAL_PURPOSE,
-            parent=pool.id,  # type: ignore[attr-defined]
+            parent=id_of(pool),
         )
     except (AddressesExhausted, RangeNotFound) as error:
         count_failure(EXTERNAL)
         raise ResourceExhausted(f"ExternalIPPool '{_name(pool)}' has no available addresses") from error
-    await counters_changed(tx, POOL, pool.id)  # type: ignore[attr-defined]
+    await counters_changed(tx, POOL, id_of(pool))
     return address
 
 
@@ -148,11 +151,11 @@ async def reserve_workload(
 
     :raises ResourceExhausted: ``Subnet '<name>' has no free addresses (needed N, available M)``.
     """
-    await locks.lock_row(tx, registry.get(SUBNET), subnet.id)  # type: ignore[attr-defined]
+    await locks.lock_row(tx, registry.get(SUBNET), id_of(subnet))
     try:
         found = await allocator.allocate_many(
             tx,
-            scope=subnet.id,  # type: ignore[attr-defined]
+            scope=id_of(subnet),
             kind=allocator.WORKLOAD,
             owner_type=owner_type,
             owner_id=owner_id,
@@ -164,20 +167,20 @@ async def reserve_workload(
         raise ResourceExhausted(
             f"Subnet '{_name(subnet)}' has no free addresses (needed {error.needed}, available {error.available})"
         ) from error
-    await counters_changed(tx, SUBNET, subnet.id)  # type: ignore[attr-defined]
+    await counters_changed(tx, SUBNET, id_of(subnet))
     return list(found)
 
 
-async def reserve_vips(tx: Tx, subnet: Message, *, owner_type: str, owner_id: str, count: int = 2) -> list[str]:
+async def reserve_vips(tx: Tx, subnet: Subnet, *, owner_type: str, owner_id: str, count: int = 2) -> list[str]:
     """Reserve ``count`` VIP-range addresses of ``subnet`` (ordinal 0 = API, 1 = INGRESS).
 
     :raises ResourceExhausted: ``Subnet '<name>' has no free VIP addresses in <range>``.
     """
-    await locks.lock_row(tx, registry.get(SUBNET), subnet.id)  # type: ignore[attr-defined]
+    await locks.lock_row(tx, registry.get(SUBNET), id_of(subnet))
     try:
         found = await allocator.allocate_many(
             tx,
-            scope=subnet.id,  # type: ignore[attr-defined]
+            scope=id_of(subnet),
             kind=allocator.VIP,
             owner_type=owner_type,
             owner_id=owner_id,
@@ -186,7 +189,7 @@ async def reserve_vips(tx: Tx, subnet: Message, *, owner_type: str, owner_id: st
         )
     except AddressesExhausted as error:
         count_failure(VIP)
-        vip_range = subnet.status.vip_range  # type: ignore[attr-defined]
+        vip_range = subnet.status.vip_range
         raise ResourceExhausted(f"Subnet '{_name(subnet)}' has no free VIP addresses in {vip_range}") from error
     return list(found)
 
@@ -220,4 +223,4 @@ async def release(
 
 
 def _name(obj: Message) -> str:
-    return obj.metadata.name or obj.id  # type: ignore[attr-defined, no-any-return]
+    return metadata_of(obj).name or id_of(obj)

@@ -19,6 +19,7 @@ from sqlalchemy import select
 
 from osac.model import registry
 from osac.services.core.errors import AlreadyExists, FailedPrecondition
+from osac.services.core.shape import id_of
 from osac.store import claims
 from osac.store.codec import from_storage
 from osac.store.objects import Tx, object_label
@@ -32,7 +33,7 @@ ATTACHMENT_TARGET = "attachment-target"
 async def claim_external_ip(tx: Tx, eip: Message, owner_kind: str, owner_id: str) -> None:
     """Make the owner the ExternalIP's consumer. :raises FailedPrecondition: it has another."""
     try:
-        await claims.claim(tx, EXTERNAL_IP_CONSUMER, eip.id, owner_kind, owner_id)  # type: ignore[attr-defined]
+        await claims.claim(tx, EXTERNAL_IP_CONSUMER, id_of(eip), owner_kind, owner_id)
     except claims.ClaimTaken as taken:
         holder = await holder_label(tx, taken.holder)
         raise FailedPrecondition(
@@ -43,7 +44,7 @@ async def claim_external_ip(tx: Tx, eip: Message, owner_kind: str, owner_id: str
 async def claim_nat_gateway(tx: Tx, vn: Message, owner_id: str) -> None:
     """Make the gateway the VN's one NATGateway. :raises AlreadyExists: it has one."""
     try:
-        await claims.claim(tx, VN_NAT_GATEWAY, vn.id, "nat_gateway", owner_id)  # type: ignore[attr-defined]
+        await claims.claim(tx, VN_NAT_GATEWAY, id_of(vn), "nat_gateway", owner_id)
     except claims.ClaimTaken as taken:
         holder = await holder_label(tx, taken.holder)
         raise AlreadyExists(f"{object_label(registry.get('virtual_network'), vn)} already has {holder}") from taken
@@ -51,7 +52,7 @@ async def claim_nat_gateway(tx: Tx, vn: Message, owner_id: str) -> None:
 
 async def claim_target(tx: Tx, target_kind: str, target: Message, endpoint: int, endpoint_name: str, owner_id: str) -> None:
     """Make the attachment the one of ``(target, endpoint)``. :raises AlreadyExists: it has one."""
-    key = f"{target.id}/{endpoint}"  # type: ignore[attr-defined]
+    key = f"{id_of(target)}/{endpoint}"
     try:
         await claims.claim(tx, ATTACHMENT_TARGET, key, "external_ip_attachment", owner_id)
     except claims.ClaimTaken as taken:

@@ -11,39 +11,40 @@ State machine: ALLOCATED instead of READY (``state_machines.EXTERNAL_IP``).
 
 from __future__ import annotations
 
-from google.protobuf.message import Message
-
+from osac.api.private.v1.external_ip_pool_type_pb2 import ExternalIPPool
+from osac.api.private.v1.external_ip_type_pb2 import ExternalIP
 from osac.model import registry
 from osac.model.kinds import Kind
 from osac.services.core.behaviour import Behaviour, WriteContext
 from osac.services.core.errors import FailedPrecondition, InvalidArgument
+from osac.services.core.shape import as_kind, id_of
 from osac.services.networking import addresses, external_ip_pool, gates, state_machines
 from osac.store.objects import object_label
 
 
-class ExternalIPBehaviour(Behaviour):
+class ExternalIPBehaviour(Behaviour[ExternalIP]):
     def __init__(self, kind: Kind) -> None:
         super().__init__(kind)
         self.transitions = state_machines.transitions(kind, state_machines.EXTERNAL_IP)
 
-    async def prepare(self, ctx: WriteContext, obj: Message, stored: Message | None) -> None:
+    async def prepare(self, ctx: WriteContext, obj: ExternalIP, stored: ExternalIP | None) -> None:
         if stored is not None:
             return  # spec.pool is immutable; the address is fixed
-        spec = obj.spec  # type: ignore[attr-defined]
+        spec = obj.spec
         if not spec.pool:
             raise InvalidArgument("spec.pool: required; name an ExternalIPPool")
         pool_kind = registry.get("external_ip_pool")
-        pool = await gates.load(ctx.tx, pool_kind, spec.pool)
-        if pool.spec.ip_family != external_ip_pool.IP_FAMILY_IPV4:  # type: ignore[attr-defined]
+        pool = as_kind(await gates.load(ctx.tx, pool_kind, spec.pool), ExternalIPPool)
+        if pool.spec.ip_family != external_ip_pool.IP_FAMILY_IPV4:
             raise FailedPrecondition(
                 f"{object_label(pool_kind, pool)} is not an IPv4 pool; ExternalIPs are allocated from IPv4 pools only"
             )
         gates.check_ready(pool_kind, pool)
-        address = await addresses.reserve_external(ctx.tx, pool, self.kind.name, obj.id)  # type: ignore[attr-defined]
-        status = obj.status  # type: ignore[attr-defined]
+        address = await addresses.reserve_external(ctx.tx, pool, self.kind.name, obj.id)
+        status = obj.status
         status.address = address
-        status.pool = pool.id  # type: ignore[attr-defined]
+        status.pool = id_of(pool)
         status.attached = False
-        gates.add_sibling(obj.id)  # type: ignore[attr-defined]
+        gates.add_sibling(obj.id)
 
 

@@ -17,10 +17,13 @@ from __future__ import annotations
 
 from google.protobuf.message import Message
 
+from osac.api.private.v1.external_ip_attachment_type_pb2 import ExternalIPAttachment
+from osac.api.private.v1.external_ip_type_pb2 import ExternalIP
 from osac.model import registry
 from osac.model.kinds import Kind
 from osac.services.core.behaviour import Behaviour, WriteContext
 from osac.services.core.errors import FailedPrecondition, InvalidArgument
+from osac.services.core.shape import as_kind, id_of, metadata_of, status_of
 from osac.services.networking import consumers, gates, state_machines
 from osac.store.objects import Tx, object_label
 
@@ -45,16 +48,16 @@ def target_field(kind_name: str) -> str:
     raise ValueError(f"{kind_name} cannot be the target of an ExternalIPAttachment")
 
 
-class ExternalIPAttachmentBehaviour(Behaviour):
+class ExternalIPAttachmentBehaviour(Behaviour[ExternalIPAttachment]):
     def __init__(self, kind: Kind) -> None:
         super().__init__(kind)
         self.transitions = state_machines.transitions(kind, state_machines.STANDARD)
 
-    async def prepare(self, ctx: WriteContext, obj: Message, stored: Message | None) -> None:
+    async def prepare(self, ctx: WriteContext, obj: ExternalIPAttachment, stored: ExternalIPAttachment | None) -> None:
         if stored is not None:
             return  # every spec field is immutable
         tx = ctx.tx
-        spec = obj.spec  # type: ignore[attr-defined]
+        spec = obj.spec
         if not spec.external_ip:
             raise InvalidArgument("spec.external_ip: required; name the ExternalIP to attach")
         field = spec.WhichOneof("target")
@@ -75,30 +78,30 @@ class ExternalIPAttachmentBehaviour(Behaviour):
                 f"spec.target_endpoint: only a Cluster target has endpoints; leave it unset for a {target_kind.message}"
             )
         target = await gates.load(tx, target_kind, getattr(spec, field))
-        check_target(target_kind, target, obj.metadata.tenant)  # type: ignore[attr-defined]
+        check_target(target_kind, target, obj.metadata.tenant)
         eip = await gates.require_ready(tx, registry.get("external_ip"), spec.external_ip, ready="ALLOCATED")
-        await consumers.claim_external_ip(tx, eip, self.kind.name, obj.id)  # type: ignore[attr-defined]
+        await consumers.claim_external_ip(tx, eip, self.kind.name, obj.id)
         await consumers.claim_target(
-            tx, target_kind.name, target, endpoint, ENDPOINT_NAMES.get(endpoint, str(endpoint)), obj.id  # type: ignore[attr-defined]
+            tx, target_kind.name, target, endpoint, ENDPOINT_NAMES.get(endpoint, str(endpoint)), obj.id
         )
-        status = obj.status  # type: ignore[attr-defined]
-        status.external_ip_address = eip.status.address  # type: ignore[attr-defined]
+        status = obj.status
+        status.external_ip_address = as_kind(eip, ExternalIP).status.address
         if not status.reason:
             status.reason = WAITING_FOR_IP_ADDRESS
-        gates.add_sibling(obj.id)  # type: ignore[attr-defined]
+        gates.add_sibling(obj.id)
 
-    async def after_archive(self, tx: Tx, obj: Message) -> None:
-        await consumers.release(tx, self.kind.name, obj.id)  # type: ignore[attr-defined]
+    async def after_archive(self, tx: Tx, obj: ExternalIPAttachment) -> None:
+        await consumers.release(tx, self.kind.name, obj.id)
 
 
 def check_target(kind: Kind, target: Message, tenant: str) -> None:
     """Same tenant, live, not FAILED / DELETING / DELETE_FAILED (§3.1)."""
     label = object_label(kind, target)
-    if target.metadata.tenant != tenant:  # type: ignore[attr-defined]
-        raise InvalidArgument(f"spec.target: {kind.message} '{target.id}' not found")  # type: ignore[attr-defined]
+    if metadata_of(target).tenant != tenant:
+        raise InvalidArgument(f"spec.target: {kind.message} '{id_of(target)}' not found")
     if gates.is_being_deleted(kind, target):
         raise FailedPrecondition(f"{label} is being deleted")
-    state = target.status.state  # type: ignore[attr-defined]
+    state = status_of(target).state
     if state == kind.state_value("FAILED"):
         raise FailedPrecondition(f"{label} is FAILED (state {kind.state_name(state)}); an ExternalIP cannot be attached to it")
 

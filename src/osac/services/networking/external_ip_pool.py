@@ -13,13 +13,14 @@ pool, so an ExternalIP naming an exhausted pool gets RESOURCE_EXHAUSTED, not "no
 
 from __future__ import annotations
 
-from google.protobuf.message import Message
 from sqlalchemy import BigInteger, ColumnElement, Integer, Table, cast
 
+from osac.api.private.v1.external_ip_pool_type_pb2 import ExternalIPPool
 from osac.ipam import allocator
 from osac.model.kinds import Kind
 from osac.services.core.behaviour import Behaviour, WriteContext
 from osac.services.core.errors import FailedPrecondition, InvalidArgument
+from osac.services.core.shape import as_kind, id_of
 from osac.services.networking import locks, state_machines, validation
 from osac.store.objects import object_label
 
@@ -29,15 +30,15 @@ IP_FAMILY_IPV6 = 2
 POOLS_LOCK = "external-ip-pools"
 
 
-class ExternalIPPoolBehaviour(Behaviour):
+class ExternalIPPoolBehaviour(Behaviour[ExternalIPPool]):
     def __init__(self, kind: Kind) -> None:
         super().__init__(kind)
         self.transitions = state_machines.transitions(kind, state_machines.STANDARD)
 
-    async def prepare(self, ctx: WriteContext, obj: Message, stored: Message | None) -> None:
+    async def prepare(self, ctx: WriteContext, obj: ExternalIPPool, stored: ExternalIPPool | None) -> None:
         if stored is not None:
             return  # cidrs and ip_family are immutable
-        spec = obj.spec  # type: ignore[attr-defined]
+        spec = obj.spec
         spec.ClearField("implementation_strategy")  # output-only
         family = spec.ip_family
         if family not in (IP_FAMILY_IPV4, IP_FAMILY_IPV6):
@@ -52,9 +53,9 @@ class ExternalIPPoolBehaviour(Behaviour):
                     raise InvalidArgument(f"spec.cidrs[{i}]: {spec.cidrs[i]} overlaps spec.cidrs[{j}] {spec.cidrs[j]}")
         await locks.hold(ctx.tx, POOLS_LOCK)
         for other in await ctx.tx.find(self.kind):
-            if other.id == obj.id:  # type: ignore[attr-defined]
+            if id_of(other) == id_of(obj):
                 continue
-            for theirs_text in other.spec.cidrs:  # type: ignore[attr-defined]
+            for theirs_text in as_kind(other, ExternalIPPool).spec.cidrs:
                 try:
                     theirs = validation.network(theirs_text, "spec.cidrs", version)
                 except InvalidArgument:
@@ -64,9 +65,9 @@ class ExternalIPPoolBehaviour(Behaviour):
                         raise FailedPrecondition(
                             f"spec.cidrs: {text} overlaps {object_label(self.kind, other)} ({theirs_text})"
                         )
-        status = obj.status  # type: ignore[attr-defined]
+        status = obj.status
         if family == IP_FAMILY_IPV4:
-            counts = await allocator.add_pool_ranges(ctx.tx, obj.id, list(spec.cidrs))  # type: ignore[attr-defined]
+            counts = await allocator.add_pool_ranges(ctx.tx, obj.id, list(spec.cidrs))
             status.total, status.allocated, status.available = counts.total, counts.allocated, counts.available
         else:
             status.total = status.allocated = status.available = 0

@@ -22,6 +22,7 @@ from google.protobuf.message import Message
 
 from osac.model.kinds import Kind
 from osac.services.core.errors import FailedPrecondition, InvalidArgument
+from osac.services.core.shape import id_of, metadata_of, status_of
 from osac.services.networking import addresses
 from osac.store.objects import Tx, object_label
 from osac.store.tables import LIVE
@@ -33,13 +34,15 @@ _SIBLINGS: ContextVar[set[str] | None] = ContextVar("osac_created_together", def
 async def together(tx: Tx) -> AsyncIterator[set[str]]:
     """Create several objects as one unit: they skip each other's gates, and counters are
     written once at the end. Nested scopes join the outer one."""
-    if _SIBLINGS.get() is not None:
-        yield _SIBLINGS.get()  # type: ignore[misc]
+    joined = _SIBLINGS.get()
+    if joined is not None:
+        yield joined
         return
-    token = _SIBLINGS.set(set())
+    siblings: set[str] = set()
+    token = _SIBLINGS.set(siblings)
     try:
         async with addresses.deferred_counters(tx):
-            yield _SIBLINGS.get()  # type: ignore[misc]
+            yield siblings
     finally:
         _SIBLINGS.reset(token)
 
@@ -57,9 +60,9 @@ def is_sibling(object_id: str) -> bool:
 
 
 def is_being_deleted(kind: Kind, obj: Message) -> bool:
-    if obj.metadata.HasField("deletion_timestamp"):  # type: ignore[attr-defined]
+    if metadata_of(obj).HasField("deletion_timestamp"):
         return True
-    state = obj.status.state  # type: ignore[attr-defined]
+    state = status_of(obj).state
     return state in (kind.state_value("DELETING"), kind.state_value("DELETE_FAILED"))
 
 
@@ -77,12 +80,12 @@ def check_ready(kind: Kind, obj: Message, ready: str = "READY") -> None:
     Messages: ``Subnet 'app' is being deleted`` / ``Subnet 'app' is not READY (state
     SUBNET_STATE_PENDING)``. The wording says READY for every kind; the state names the actual
     requirement (an ExternalIP must be ALLOCATED)."""
-    if is_sibling(obj.id):  # type: ignore[attr-defined]
+    if is_sibling(id_of(obj)):
         return
     label = object_label(kind, obj)
     if is_being_deleted(kind, obj):
         raise FailedPrecondition(f"{label} is being deleted")
-    state = obj.status.state  # type: ignore[attr-defined]
+    state = status_of(obj).state
     if state != kind.state_value(ready):
         raise FailedPrecondition(f"{label} is not READY (state {kind.state_name(state)})")
 

@@ -21,6 +21,7 @@ from google.protobuf.message import Message
 from osac.model import registry
 from osac.services.core import references
 from osac.services.core.errors import FailedPrecondition
+from osac.services.core.shape import id_of, metadata_of, status_of
 from osac.services.networking import state_machines
 from osac.store.objects import Tx
 
@@ -28,18 +29,18 @@ from osac.store.objects import Tx
 async def reuse_nat_gateway(tx: Tx, vn: Message) -> Message | None:
     """The VN's usable gateway, None if it has none; raises if it has an unusable one."""
     kind = registry.get("nat_gateway")
-    condition = references.field_equals(tx, kind, "spec.virtual_network", vn.id)  # type: ignore[attr-defined]
-    found = await tx.find(kind, condition, tenants=frozenset({vn.metadata.tenant}), lock="share")  # type: ignore[attr-defined]
+    condition = references.field_equals(tx, kind, "spec.virtual_network", id_of(vn))
+    found = await tx.find(kind, condition, tenants=frozenset({metadata_of(vn).tenant}), lock="share")
     if not found:
         return None
     gateway = found[0]
-    name = gateway.metadata.name or gateway.id  # type: ignore[attr-defined]
-    vn_name = vn.metadata.name or vn.id  # type: ignore[attr-defined]
-    state = gateway.status.state  # type: ignore[attr-defined]
-    if gateway.metadata.HasField("deletion_timestamp") and state not in (  # type: ignore[attr-defined]
+    name = metadata_of(gateway).name or id_of(gateway)
+    vn_name = metadata_of(vn).name or id_of(vn)
+    state = status_of(gateway).state
+    if metadata_of(gateway).HasField("deletion_timestamp") and state not in (
         kind.state_value("DELETING"), kind.state_value("DELETE_FAILED")
     ):
-        state = kind.state_value("DELETING")
+        state = kind.state_value("DELETING") or state  # a NATGateway kind has DELETING
     if state == kind.state_value("READY"):
         return gateway
     if state == kind.state_value("PENDING"):

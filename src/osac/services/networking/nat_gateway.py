@@ -9,8 +9,7 @@ archived.
 
 from __future__ import annotations
 
-from google.protobuf.message import Message
-
+from osac.api.private.v1.nat_gateway_type_pb2 import NATGateway
 from osac.model import registry
 from osac.model.kinds import Kind
 from osac.services.core.behaviour import Behaviour, WriteContext
@@ -19,15 +18,15 @@ from osac.services.networking import consumers, gates, state_machines
 from osac.store.objects import Tx
 
 
-class NATGatewayBehaviour(Behaviour):
+class NATGatewayBehaviour(Behaviour[NATGateway]):
     def __init__(self, kind: Kind) -> None:
         super().__init__(kind)
         self.transitions = state_machines.transitions(kind, state_machines.STANDARD)
 
-    async def prepare(self, ctx: WriteContext, obj: Message, stored: Message | None) -> None:
+    async def prepare(self, ctx: WriteContext, obj: NATGateway, stored: NATGateway | None) -> None:
         if stored is not None:
             return  # both references are immutable
-        spec = obj.spec  # type: ignore[attr-defined]
+        spec = obj.spec
         if not spec.virtual_network:
             raise InvalidArgument("spec.virtual_network: required; name the VirtualNetwork to give outbound access")
         if not spec.external_ip:
@@ -35,11 +34,11 @@ class NATGatewayBehaviour(Behaviour):
         tx = ctx.tx
         vn = await gates.require_ready(tx, registry.get("virtual_network"), spec.virtual_network)
         eip = await gates.require_ready(tx, registry.get("external_ip"), spec.external_ip, ready="ALLOCATED")
-        await consumers.claim_external_ip(tx, eip, self.kind.name, obj.id)  # type: ignore[attr-defined]
-        await consumers.claim_nat_gateway(tx, vn, obj.id)  # type: ignore[attr-defined]
-        gates.add_sibling(obj.id)  # type: ignore[attr-defined]
+        await consumers.claim_external_ip(tx, eip, self.kind.name, obj.id)
+        await consumers.claim_nat_gateway(tx, vn, obj.id)
+        gates.add_sibling(obj.id)
 
-    async def after_archive(self, tx: Tx, obj: Message) -> None:
-        await consumers.release(tx, self.kind.name, obj.id)  # type: ignore[attr-defined]
+    async def after_archive(self, tx: Tx, obj: NATGateway) -> None:
+        await consumers.release(tx, self.kind.name, obj.id)
 
 

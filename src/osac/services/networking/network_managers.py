@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from google.protobuf.message import Message
+from osac.api.private.v1.network_class_type_pb2 import NetworkClassCapabilities
 
 FABRIC = "fabric"
 K8S = "k8s"
@@ -43,20 +43,20 @@ class Capabilities:
         )
 
     @classmethod
-    def from_message(cls, message: Message) -> Capabilities:
+    def from_message(cls, message: NetworkClassCapabilities) -> Capabilities:
         """From a ``NetworkClassCapabilities`` message (``supports_ipv4`` …)."""
         return cls(
-            ipv4=message.supports_ipv4,  # type: ignore[attr-defined]
-            ipv6=message.supports_ipv6,  # type: ignore[attr-defined]
-            dual_stack=message.supports_dual_stack,  # type: ignore[attr-defined]
-            dpu=message.dpu_support,  # type: ignore[attr-defined]
+            ipv4=message.supports_ipv4,
+            ipv6=message.supports_ipv6,
+            dual_stack=message.supports_dual_stack,
+            dpu=message.dpu_support,
         )
 
-    def to_message(self, message: Message) -> None:
-        message.supports_ipv4 = self.ipv4  # type: ignore[attr-defined]
-        message.supports_ipv6 = self.ipv6  # type: ignore[attr-defined]
-        message.supports_dual_stack = self.dual_stack  # type: ignore[attr-defined]
-        message.dpu_support = self.dpu  # type: ignore[attr-defined]
+    def to_message(self, message: NetworkClassCapabilities) -> None:
+        message.supports_ipv4 = self.ipv4
+        message.supports_ipv6 = self.ipv6
+        message.supports_dual_stack = self.dual_stack
+        message.dpu_support = self.dpu
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,12 @@ from typing import TYPE_CHECKING
 
 from google.protobuf.message import Message
 
+from osac.api.private.v1.external_ip_pool_type_pb2 import ExternalIPPool
+from osac.api.private.v1.external_ip_type_pb2 import ExternalIP
 from osac.model import registry
 from osac.services.core.context import Caller
 from osac.services.core.errors import ResourceExhausted
+from osac.services.core.shape import as_kind, id_of, metadata_of, status_of
 from osac.services.networking import addresses, external_ip_pool, gates
 from osac.services.networking.allocation_metrics import EXTERNAL, count_failure
 from osac.store.objects import Tx
@@ -40,14 +43,14 @@ async def ranked_pools(tx: Tx, family: str = "ipv4", exclude: Collection[str] = 
     ready = kind.state_value("READY")
     pools = [
         p for p in await tx.find(kind)
-        if p.spec.ip_family == FAMILIES[family]  # type: ignore[attr-defined]
-        and p.status.state == ready  # type: ignore[attr-defined]
+        if as_kind(p, ExternalIPPool).spec.ip_family == FAMILIES[family]
+        and status_of(p).state == ready
         and not gates.is_being_deleted(kind, p)
-        and p.id not in exclude  # type: ignore[attr-defined]
+        and id_of(p) not in exclude
     ]
-    available = await addresses.pool_availability(tx, [p.id for p in pools])  # type: ignore[attr-defined]
-    ranked = [(p, available[p.id]) for p in pools if available[p.id] > 0]  # type: ignore[attr-defined]
-    ranked.sort(key=lambda item: (-item[1], item[0].metadata.name, item[0].id))  # type: ignore[attr-defined]
+    available = await addresses.pool_availability(tx, [id_of(p) for p in pools])
+    ranked = [(p, available[id_of(p)]) for p in pools if available[id_of(p)] > 0]
+    ranked.sort(key=lambda item: (-item[1], metadata_of(item[0]).name, id_of(item[0])))
     return ranked
 
 
@@ -82,14 +85,14 @@ async def create_external_ip(
     tried: set[str] = set()
     while True:
         pool = await select_pool(tx, exclude=tried, tenant=tenant, name=name)
-        eip = kind.private_class()()
-        eip.metadata.name = name  # type: ignore[attr-defined]
-        eip.metadata.tenant = tenant  # type: ignore[attr-defined]
-        eip.metadata.labels.update(labels)  # type: ignore[attr-defined]
-        eip.spec.pool = pool.id  # type: ignore[attr-defined]
+        eip = as_kind(kind.private_class()(), ExternalIP)
+        metadata_of(eip).name = name
+        metadata_of(eip).tenant = tenant
+        metadata_of(eip).labels.update(labels)
+        eip.spec.pool = id_of(pool)
         try:
             async with tx.conn.begin_nested():
                 created: Message = await service.create_in(tx, Caller.system(), eip)
                 return created
         except ResourceExhausted:
-            tried.add(pool.id)  # type: ignore[attr-defined]
+            tried.add(id_of(pool))

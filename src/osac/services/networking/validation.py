@@ -9,8 +9,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Sequence
 
-from google.protobuf.message import Message
-
+from osac.api.private.v1.security_rule_type_pb2 import SecurityRule
 from osac.services.core.errors import InvalidArgument
 
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -69,11 +68,11 @@ def ipv6_network(text: str, path: str) -> IPNetwork | None:
 
 
 def inside(inner: IPNetwork, outer: IPNetwork) -> bool:
-    return inner.version == outer.version and inner.subnet_of(outer)  # type: ignore[arg-type]
+    return inner.version == outer.version and inner.subnet_of(outer)  # type: ignore[arg-type]  # same version
 
 
 def overlaps(a: IPNetwork, b: IPNetwork) -> bool:
-    return a.version == b.version and a.overlaps(b)  # type: ignore[arg-type]
+    return a.version == b.version and a.overlaps(b)
 
 
 def vip_prefix(value: int, path: str) -> int:
@@ -97,13 +96,13 @@ def subnet_prefix(subnet: IPNetwork, vip: int, path: str, class_label: str) -> N
         )
 
 
-def security_rules(rules: Sequence[Message], path: str, *, ipv6_allowed: bool) -> None:
+def security_rules(rules: Sequence[SecurityRule], path: str, *, ipv6_allowed: bool) -> None:
     """Every rule of a list (§3.1 SecurityRule): protocol set; TCP/UDP 1 ≤ port_from ≤ port_to ≤
     65535; ICMP/ALL ports 0; at least one peer CIDR, each valid; IPv6 only in an IPv6 network."""
     for index, rule in enumerate(rules):
         here = f"{path}[{index}]"
-        protocol = rule.protocol  # type: ignore[attr-defined]
-        port_from, port_to = rule.port_from, rule.port_to  # type: ignore[attr-defined]
+        protocol = rule.protocol
+        port_from, port_to = rule.port_from, rule.port_to
         if protocol not in PROTOCOL_NAMES:
             raise InvalidArgument(
                 f"{here}.protocol: required; use PROTOCOL_TCP, PROTOCOL_UDP, PROTOCOL_ICMP or PROTOCOL_ALL"
@@ -117,7 +116,7 @@ def security_rules(rules: Sequence[Message], path: str, *, ipv6_allowed: bool) -
                 )
         elif port_from or port_to:
             raise InvalidArgument(f"{here}: {name} rules take no ports; leave port_from and port_to 0")
-        ipv4, ipv6 = rule.ipv4_cidr, rule.ipv6_cidr  # type: ignore[attr-defined]
+        ipv4, ipv6 = rule.ipv4_cidr, rule.ipv6_cidr
         if not ipv4 and not ipv6:
             raise InvalidArgument(f"{here}: set ipv4_cidr or ipv6_cidr (0.0.0.0/0 or ::/0 means any peer)")
         if ipv4:

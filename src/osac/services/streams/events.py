@@ -161,7 +161,7 @@ class EventsService:
         return visible
 
     def _shared_event(self, event_class: type[Message], stored: outbox.StoredEvent, private: bool) -> Message:
-        return self.recent.decoded(stored, private, lambda: self._event(event_class, stored, private))  # type: ignore[no-any-return]
+        return self.recent.decoded(stored, private, lambda: self._event(event_class, stored, private))
 
     async def _follow(
         self, caller: Caller, conditions: list[ColumnElement[bool]], cursor: int, live_from: int

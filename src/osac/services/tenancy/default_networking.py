@@ -27,9 +27,14 @@ import logging
 
 from google.protobuf.message import Message
 
+from osac.api.private.v1.nat_gateway_type_pb2 import NATGateway
+from osac.api.private.v1.security_group_type_pb2 import SecurityGroup
+from osac.api.private.v1.subnet_type_pb2 import Subnet
+from osac.api.private.v1.virtual_network_type_pb2 import VirtualNetwork
 from osac.model import registry
 from osac.services.core.behaviour import WriteContext
 from osac.services.core.context import Caller
+from osac.services.core.shape import as_kind, id_of, metadata_of
 from osac.services.networking import gates, network_class, pool_selection
 from osac.store import lifecycle
 
@@ -54,56 +59,56 @@ async def create_default_networking(ctx: WriteContext, tenant: Message) -> list[
     """
     tx = ctx.tx
     cls = await network_class.default_class(tx)
-    if cls is None or not cls.spec.HasField("defaults"):  # type: ignore[attr-defined]
+    if cls is None or not cls.spec.HasField("defaults"):
         return []
     gates.check_ready(registry.get("network_class"), cls)
-    defaults = cls.spec.defaults  # type: ignore[attr-defined]
-    name = tenant.metadata.name  # type: ignore[attr-defined]
+    defaults = cls.spec.defaults
+    name = metadata_of(tenant).name
     log.info("creating default networking", extra={"event": "CreatingDefaultNetworking", "tenant": name,
-                                                   "network_class": cls.id})  # type: ignore[attr-defined]
+                                                   "network_class": cls.id})
     caller = Caller.system()
     created: list[Message] = []
 
     def new(kind_name: str, object_name: str) -> Message:
         obj = registry.get(kind_name).private_class()()
-        obj.metadata.name = object_name  # type: ignore[attr-defined]
-        obj.metadata.tenant = name  # type: ignore[attr-defined]
-        obj.metadata.labels.update(default_labels())  # type: ignore[attr-defined]
+        metadata_of(obj).name = object_name
+        metadata_of(obj).tenant = name
+        metadata_of(obj).labels.update(default_labels())
         return obj
 
     async def create(kind_name: str, obj: Message) -> Message:
         stored = await ctx.services[kind_name].create_in(tx, caller, obj)
-        gates.add_sibling(stored.id)  # type: ignore[attr-defined]
+        gates.add_sibling(id_of(stored))
         created.append(stored)
         return stored
 
     async with gates.together(tx):
-        vn = new("virtual_network", DEFAULT_NAME)
-        vn.spec.network_class = cls.id  # type: ignore[attr-defined]
-        vn.spec.ipv4_cidr = defaults.virtual_network_ipv4_cidr  # type: ignore[attr-defined]
-        vn.spec.ipv6_cidr = defaults.virtual_network_ipv6_cidr  # type: ignore[attr-defined]
-        vn = await create("virtual_network", vn)
-        subnet = new("subnet", DEFAULT_NAME)
-        subnet.spec.virtual_network = vn.id  # type: ignore[attr-defined]
-        subnet.spec.ipv4_cidr = defaults.subnet_ipv4_cidr  # type: ignore[attr-defined]
-        subnet.spec.ipv6_cidr = defaults.subnet_ipv6_cidr  # type: ignore[attr-defined]
+        network = as_kind(new("virtual_network", DEFAULT_NAME), VirtualNetwork)
+        network.spec.network_class = cls.id
+        network.spec.ipv4_cidr = defaults.virtual_network_ipv4_cidr
+        network.spec.ipv6_cidr = defaults.virtual_network_ipv6_cidr
+        vn = await create("virtual_network", network)
+        subnet = as_kind(new("subnet", DEFAULT_NAME), Subnet)
+        subnet.spec.virtual_network = id_of(vn)
+        subnet.spec.ipv4_cidr = defaults.subnet_ipv4_cidr
+        subnet.spec.ipv6_cidr = defaults.subnet_ipv6_cidr
         await create("subnet", subnet)
-        sg = new("security_group", DEFAULT_NAME)
-        sg.spec.virtual_network = vn.id  # type: ignore[attr-defined]
-        sg.spec.ingress.extend(defaults.ingress_rules)  # type: ignore[attr-defined]
-        sg.spec.egress.extend(defaults.egress_rules)  # type: ignore[attr-defined]
+        sg = as_kind(new("security_group", DEFAULT_NAME), SecurityGroup)
+        sg.spec.virtual_network = id_of(vn)
+        sg.spec.ingress.extend(defaults.ingress_rules)
+        sg.spec.egress.extend(defaults.egress_rules)
         await create("security_group", sg)
         if defaults.enable_nat_gateway:
             eip = await pool_selection.create_external_ip(
                 tx, ctx.services, tenant=name, name=NAT_EXTERNAL_IP_NAME, labels=default_labels()
             )
-            gates.add_sibling(eip.id)  # type: ignore[attr-defined]
+            gates.add_sibling(id_of(eip))
             created.append(eip)
-            gateway = new("nat_gateway", DEFAULT_NAME)
-            gateway.spec.virtual_network = vn.id  # type: ignore[attr-defined]
-            gateway.spec.external_ip = eip.id  # type: ignore[attr-defined]
+            gateway = as_kind(new("nat_gateway", DEFAULT_NAME), NATGateway)
+            gateway.spec.virtual_network = id_of(vn)
+            gateway.spec.external_ip = id_of(eip)
             await create("nat_gateway", gateway)
-    summary = ", ".join(f"{registry.by_message(type(o).DESCRIPTOR.name).message} '{o.metadata.name}'"  # type: ignore[attr-defined]
+    summary = ", ".join(f"{registry.by_message(type(o).DESCRIPTOR.name).message} '{metadata_of(o).name}'"
                         for o in created)
     ctx.notes.append((lifecycle.NORMAL, CREATED_REASON, f"default networking created: {summary}"))
     return created

@@ -20,6 +20,7 @@ from osac.model.labels import AUTO_FOR_LABEL
 from osac.services.core.behaviour import WriteContext
 from osac.services.core.context import Caller
 from osac.services.core.references import has_label
+from osac.services.core.shape import id_of, status_of
 
 #: The kinds a workload's auto-provisioned external access is made of.
 AUTO_CHILD_KINDS = ("external_ip_attachment", "external_ip")
@@ -28,14 +29,14 @@ AUTO_CHILD_KINDS = ("external_ip_attachment", "external_ip")
 async def resume_teardown(ctx: WriteContext, kind: Kind, obj: Message) -> bool:
     """Move a DELETE_FAILED ``obj`` back to DELETING and re-delete its failed auto-provisioned
     children. Returns whether ``obj`` changed (False unless it was DELETE_FAILED)."""
-    status = obj.status  # type: ignore[attr-defined]
+    status = status_of(obj)
     if status.state != kind.state_value("DELETE_FAILED"):
         return False
-    status.state = kind.state_value("DELETING")
+    status.state = kind.state_value("DELETING") or status.state  # a kind with DELETE_FAILED has DELETING
     for child_kind_name in AUTO_CHILD_KINDS:
         child_kind = registry.get(child_kind_name)
-        children = await ctx.tx.find(child_kind, has_label(ctx.tx, child_kind, AUTO_FOR_LABEL, obj.id))  # type: ignore[attr-defined]
+        children = await ctx.tx.find(child_kind, has_label(ctx.tx, child_kind, AUTO_FOR_LABEL, id_of(obj)))
         for child in children:
-            if child.status.state == child_kind.state_value("DELETE_FAILED"):  # type: ignore[attr-defined]
-                await ctx.services[child_kind_name].delete_in(ctx.tx, Caller.system(), child.id)  # type: ignore[attr-defined]
+            if status_of(child).state == child_kind.state_value("DELETE_FAILED"):
+                await ctx.services[child_kind_name].delete_in(ctx.tx, Caller.system(), id_of(child))
     return True
