@@ -168,14 +168,9 @@ def cluster_detail(cluster: Message, now: datetime, host_types: dict[str, str]) 
 
 def node_set_rows(cluster: Message, host_types: dict[str, str]) -> tuple[NodeSetRow, ...]:
     """As ``osac describe cluster``: every key of the spec or the status, sizes from the spec."""
-    wanted = cluster.spec.node_sets  # type: ignore[attr-defined]
-    observed = cluster.status.node_sets  # type: ignore[attr-defined]
     rows = []
-    for key in sorted(set(wanted) | set(observed)):
-        asked = wanted.get(key)
-        seen = observed.get(key)
-        host_type = (asked.host_type if asked is not None else "") or (seen.host_type if seen is not None else "")
-        size = asked.size if asked is not None else (seen.size if seen is not None else None)
+    for view in summary.node_set_views(cluster):
+        key, host_type, size, seen = view.key, view.host_type, view.size, view.observed
         rows.append(NodeSetRow(
             key=key,
             host_type=host_types.get(host_type, host_type) or "-",

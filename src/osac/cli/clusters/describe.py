@@ -24,6 +24,7 @@ from osac.cli.output.render import EMPTY
 from osac.status.clusters.summary import (
     age_of,
     control_plane_text,
+    node_set_views,
     stage_text,
     status_text,
     workers_text,
@@ -102,17 +103,9 @@ def state_text(status: Message, now: datetime) -> str:
 def node_set_rows(cluster: Message, host_types: Mapping[str, str]) -> list[list[str]]:
     """One row per node set of the spec or the status (a removed one drains in the status only),
     by key: sizes from the spec, counts and state from the status."""
-    wanted = cluster.spec.node_sets  # type: ignore[attr-defined]
-    observed = cluster.status.node_sets  # type: ignore[attr-defined]
     rows = []
-    for key in sorted(set(wanted) | set(observed)):
-        asked = wanted.get(key)
-        seen = observed.get(key)
-        host_type = (asked.host_type if asked is not None else "") or (seen.host_type if seen is not None else "")
-        size = asked.size if asked is not None else (seen.size if seen is not None else None)
-        fabric = (seen.fabric_interface if seen is not None else "") or (
-            asked.fabric_interface if asked is not None else ""
-        )
+    for view in node_set_views(cluster):
+        key, host_type, size, fabric, seen = view.key, view.host_type, view.size, view.fabric_interface, view.observed
         rows.append([
             key,
             host_types.get(host_type, host_type) or EMPTY,

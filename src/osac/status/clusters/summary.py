@@ -22,6 +22,7 @@ Choices the spec leaves open:
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -173,3 +174,33 @@ def _naming(keys: list[str]) -> str:
     if not keys:
         return ""
     return f" (node set{'s' if len(keys) > 1 else ''} {', '.join(keys)})"
+
+
+@dataclass(frozen=True)
+class NodeSetView:
+    """One node set as ``osac describe cluster`` and the console show it: every key of the spec
+    or the status (a removed one drains in the status only), its host type and size from the
+    spec (the status when the spec no longer names it), the fabric interface from the status
+    (the spec before the status has one), ``observed`` the status entry or None."""
+
+    key: str
+    host_type: str
+    size: int | None
+    fabric_interface: str
+    observed: Any
+
+
+def node_set_views(cluster: Message) -> list[NodeSetView]:
+    """The node sets of ``cluster``, by key."""
+    wanted = cluster.spec.node_sets  # type: ignore[attr-defined]
+    observed = cluster.status.node_sets  # type: ignore[attr-defined]
+    views = []
+    for key in sorted(set(wanted) | set(observed)):
+        asked = wanted.get(key)
+        seen = observed.get(key)
+        host_type = (asked.host_type if asked is not None else "") or (seen.host_type if seen is not None else "")
+        size = asked.size if asked is not None else (seen.size if seen is not None else None)
+        fabric = (seen.fabric_interface if seen is not None else "") or (
+            asked.fabric_interface if asked is not None else "")
+        views.append(NodeSetView(key, host_type, size, fabric, seen))
+    return views
