@@ -11,7 +11,7 @@ import signal
 import time
 from pathlib import Path
 
-from tests.support.server_process import ServerProcess
+from tests.support.server_process import ServerProcess, catalogue_ready
 
 #: The product target is 1 s; the margin is for a loaded test machine.
 STOP_SECONDS = 1.5
@@ -33,6 +33,7 @@ async def test_an_idle_server_stops_within_a_second_of_sigterm_and_restarts_with
     await server.start()
     try:
         async with server.client() as admin:
+            await catalogue_ready(admin)  # a tenant's default NAT needs a READY pool
             created = await admin.post(f"{PUBLIC}/tenants", json={"metadata": {"name": "acme"}})
             assert created.status_code == 200, created.text
             tenant = created.json()["id"]
