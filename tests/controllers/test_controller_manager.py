@@ -123,7 +123,7 @@ async def test_stop_waits_for_in_flight_work_and_releases_the_leases(
     leases = InMemoryLeaseStore(clock)
     widgets = make_reconciler("widget")
     manager = await make_manager([widgets], feed=log.feed(), leases=leases, holder="a")
-    assert await leases.holder_of("controller/widget") == "a"
+    assert await leases.holder_of("controllers/shard/0") == "a"
 
     widgets.hold()
     log.append("widget", "w1")
@@ -136,7 +136,7 @@ async def test_stop_waits_for_in_flight_work_and_releases_the_leases(
     await asyncio.wait_for(stopping, 0.5)
 
     assert widgets.finished == ["w1"]
-    assert await leases.holder_of("controller/widget") is None
+    assert await leases.live("controllers/") == {}
     assert not manager.controllers["widget"].is_running
     log.append("widget", "w2")
     await asyncio.sleep(0.01)

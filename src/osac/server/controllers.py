@@ -136,6 +136,8 @@ async def start_controllers(application: Application) -> ControllerManager:
         list_keys=list_keys,
         clock=application.clock,
         holder=application.settings.process_name,
+        shards=application.settings.controller_shards,
+        lease_ttl=application.settings.controller_lease_ttl,
     )
     await manager.start()
     bare_metal_reconciler = next((r for r in found if isinstance(r, BareMetalInstanceReconciler)), None)
@@ -144,8 +146,8 @@ async def start_controllers(application: Application) -> ControllerManager:
     _follow(application, manager, found, ClusterReconciler,
             lambda clusters: cluster_metrics.refresh_cluster_gauges(clusters, application.clock.now()))
     _follow(application, manager, found, ComputeInstanceReconciler, workload_metrics.refresh_compute_gauges)
-    application.spawn(networking_metrics.follow_networking_objects(store, lambda: manager.held_kinds))
-    application.spawn(orphan_sweep.follow_orphans(application.services, lambda: manager.held_kinds,
+    application.spawn(networking_metrics.follow_networking_objects(store, lambda: manager.lead_kinds))
+    application.spawn(orphan_sweep.follow_orphans(application.services, lambda: manager.lead_kinds,
                                                   orphan_sweep.sweep_interval(application.settings.config)))
     return manager
 

@@ -97,6 +97,34 @@ class Settings:
             raise ValueError(f"metrics.require_provider_admin: {value!r} is not true or false")
         return value
 
+    @property
+    def controller_shards(self) -> int:
+        """How many shards the controllers of a deployment split every kind into
+        (``controllers.shards``; the same in every process of the deployment)."""
+        from osac.controllers.runtime.shards import DEFAULT_SHARDS, MAX_SHARDS
+
+        value = self._controllers_section().get("shards", DEFAULT_SHARDS)
+        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_SHARDS:
+            raise ValueError(f"controllers.shards: {value!r} is not a whole number from 1 to {MAX_SHARDS}")
+        return value
+
+    @property
+    def controller_lease_ttl(self) -> timedelta:
+        """How long a controller process's shard leases last unrenewed: how soon another process
+        takes over the shards of one that died (``controllers.lease_ttl_seconds``)."""
+        from osac.controllers.runtime.manager import DEFAULT_LEASE_TTL
+
+        value = self._controllers_section().get("lease_ttl_seconds", DEFAULT_LEASE_TTL.total_seconds())
+        if not isinstance(value, int | float) or isinstance(value, bool) or not 3 <= value <= 600:
+            raise ValueError(f"controllers.lease_ttl_seconds: {value!r} is not a number of seconds from 3 to 600")
+        return timedelta(seconds=value)
+
+    def _controllers_section(self) -> dict[str, Any]:
+        section = self.config.get("controllers") or {}
+        if not isinstance(section, dict):
+            raise ValueError(f"controllers: {section!r} is not a mapping (e.g. controllers: {{shards: 16}})")
+        return section
+
     def database_url(self) -> str:
         if self.db_url:
             return self.db_url

@@ -20,6 +20,7 @@ which compares in time order; hence every value is converted to UTC first.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import delete, or_, select
@@ -55,11 +56,37 @@ class DatabaseLeaseStore:
             row = (await conn.execute(statement)).first()
         return row is not None
 
+    async def try_acquire_many(self, names: Iterable[str], holder: str, ttl: timedelta) -> set[str]:
+        """`try_acquire` of every name in one statement; the names ``holder`` holds now."""
+        if ttl <= timedelta(0):
+            raise ValueError(f"a lease ttl must be positive, got {ttl}")
+        rows = [{"name": name, "holder": holder} for name in sorted(set(names))]
+        if not rows:
+            return set()
+        now = self._now()
+        statement = self._upsert_many(rows, now, now + ttl).returning(leases.c.name)
+        async with self._engine.begin() as conn:
+            return set((await conn.execute(statement)).scalars())
+
     async def release(self, name: str, holder: str) -> None:
         """Delete the lease if ``holder`` holds it; someone else's lease is left alone."""
-        statement = delete(leases).where(leases.c.name == name, leases.c.holder == holder)
+        await self.release_many([name], holder)
+
+    async def release_many(self, names: Iterable[str], holder: str) -> None:
+        """`release` of every name in one statement."""
+        wanted = sorted(set(names))
+        if not wanted:
+            return
+        statement = delete(leases).where(leases.c.name.in_(wanted), leases.c.holder == holder)
         async with self._engine.begin() as conn:
             await conn.execute(statement)
+
+    async def live(self, prefix: str) -> dict[str, str]:
+        """Every lease whose name starts with ``prefix`` and has not expired: name -> holder."""
+        statement = select(leases.c.name, leases.c.holder).where(
+            leases.c.name.startswith(prefix, autoescape=True), leases.c.expires_at >= self._now())
+        async with self._engine.connect() as conn:
+            return {row.name: row.holder for row in await conn.execute(statement)}
 
     async def holder_of(self, name: str) -> str | None:
         """Who holds ``name`` now (None if nobody, or the lease expired)."""
@@ -71,15 +98,18 @@ class DatabaseLeaseStore:
         return self._clock.now().astimezone(UTC)
 
     def _upsert(self, name: str, holder: str, now: datetime, expires_at: datetime) -> Insert:
-        values = {"name": name, "holder": holder, "expires_at": expires_at}
+        return self._upsert_many([{"name": name, "holder": holder}], now, expires_at)
+
+    def _upsert_many(self, rows: list[dict[str, str]], now: datetime, expires_at: datetime) -> Insert:
+        values = [{**row, "expires_at": expires_at} for row in rows]
         if self._engine.dialect.name == "postgresql":
-            pg_insert = postgresql.insert(leases).values(**values)
+            pg_insert = postgresql.insert(leases).values(values)
             return pg_insert.on_conflict_do_update(
                 index_elements=[leases.c.name],
                 set_={"holder": pg_insert.excluded.holder, "expires_at": pg_insert.excluded.expires_at},
                 where=or_(leases.c.holder == pg_insert.excluded.holder, leases.c.expires_at < now),
             )
-        sqlite_insert = sqlite.insert(leases).values(**values)
+        sqlite_insert = sqlite.insert(leases).values(values)
         return sqlite_insert.on_conflict_do_update(
             index_elements=[leases.c.name],
             set_={"holder": sqlite_insert.excluded.holder, "expires_at": sqlite_insert.excluded.expires_at},

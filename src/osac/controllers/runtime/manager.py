@@ -60,12 +60,16 @@ Guarantees of the runtime
 Scale-out
 =========
 
-A `ControllerManager` runs the controllers of several kinds in one process. It holds a lease per
-kind (``controller/<kind>``, see `LeaseStore`) and runs a kind's controller only while it holds the
-lease, renewing it every ``lease_ttl / 3``. A manager that loses a lease stops that controller after
-its in-flight runs; another manager takes the lease once it expires. In-flight runs of the old
-holder may overlap the new holder's first runs by up to one reconcile; reconcilers are idempotent
-and write status under a version lock, so this costs at most a conflict and a retry.
+A `ControllerManager` runs the controllers of every kind in one process, each restricted to the
+keys of the shards it holds (``shards.py``): a key's shard is a hash of its id, shard ``n`` is the
+lease ``controllers/shard/<n>``, and the live managers of a deployment deal the shards out evenly
+among themselves at every renewal (every ``lease_ttl / 3``). A manager that joins gets its share at
+the others' next renewal; one that dies stops renewing, and the survivors take its shards once
+their leases expire. A key whose shard is not held is not queued, timed or resynced here. In-flight
+runs of the old holder of a shard may overlap the new holder's first runs by up to one reconcile;
+reconcilers are idempotent and write status under a version lock, so this costs at most a
+conflict and a retry. Deployment-wide work (gauges over every object, the orphan sweep) is done
+by the holder of shard 0 (`ControllerManager.leads`).
 """
 
 from __future__ import annotations
@@ -89,6 +93,17 @@ from typing import Protocol
 from osac.clock import Clock
 from osac.controllers.runtime.backoff import Backoff
 from osac.controllers.runtime.metrics import ControllerMetrics, Outcome, default_metrics
+from osac.controllers.runtime.shards import (
+    DEFAULT_SHARDS,
+    MAX_SHARDS,
+    MEMBER_PREFIX,
+    SHARD_PREFIX,
+    dealt_to,
+    member_lease,
+    parse_member,
+    shard_lease,
+    shard_of,
+)
 from osac.controllers.runtime.spread import until_slot
 from osac.store.cost import PassCost, counting
 from osac.store.errors import Conflict, WriteContention
@@ -118,7 +133,6 @@ __all__ = [
     "Result",
     "TerminalError",
     "TransientError",
-    "lease_name",
 ]
 
 logger = logging.getLogger(__name__)
@@ -251,18 +265,49 @@ class LeaseStore(Protocol):
         """Give ``name`` up if ``holder`` holds it, so that another holder need not wait for expiry."""
         ...
 
+    async def try_acquire_many(self, names: Iterable[str], holder: str, ttl: timedelta) -> set[str]:
+        """`try_acquire` of every name at once; the names ``holder`` holds now."""
+        ...
+
+    async def release_many(self, names: Iterable[str], holder: str) -> None:
+        """`release` of every name at once."""
+        ...
+
+    async def live(self, prefix: str) -> dict[str, str]:
+        """Every unexpired lease whose name starts with ``prefix``: name -> holder."""
+        ...
+
 
 #: ``list_keys(kind)`` returns the ids of every live object of the kind (for resyncs).
 ListKeys = Callable[[str], Awaitable[Iterable[str]]]
 
 
-def lease_name(kind: str) -> str:
-    return f"controller/{kind}"
-
-
 def default_holder() -> str:
     """A holder name unique to this process: host, pid and a random suffix (pids get reused)."""
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def _everything(_: str) -> bool:
+    return True
+
+
+def _in_shards(shards: int, chosen: frozenset[int], object_id: str) -> bool:
+    return shard_of(object_id, shards) in chosen
+
+
+def _ranges(shards: Iterable[int]) -> str:
+    """``0-3,8,10-11``: a set of shards for a log line."""
+    ordered = sorted(shards)
+    parts: list[str] = []
+    start = previous = ordered[0]
+    for shard in [*ordered[1:], None]:
+        if shard is not None and shard == previous + 1:
+            previous = shard
+            continue
+        parts.append(str(start) if start == previous else f"{start}-{previous}")
+        if shard is not None:
+            start = previous = shard
+    return ",".join(parts)
 
 
 # -- waiting on an injected clock ---------------------------------------------------------------
@@ -319,6 +364,7 @@ class Controller:
         resync_period: timedelta = DEFAULT_RESYNC_PERIOD,
         metrics: ControllerMetrics | None = None,
         max_real_wait: float = DEFAULT_MAX_REAL_WAIT_SECONDS,
+        owns: Callable[[str], bool] | None = None,
     ) -> None:
         if workers < 1:
             raise ValueError(f"a controller needs at least one worker, got {workers}")
@@ -338,6 +384,8 @@ class Controller:
         self._metrics = metrics if metrics is not None else default_metrics()
         self._metrics.follow_queue(self.kind, lambda: self.oldest_wait)
         self._max_real_wait = max_real_wait
+        #: Whether a key is this process's to reconcile (its shard is held); others are ignored.
+        self._owns: Callable[[str], bool] = owns if owns is not None else _everything
         self._pass_listeners: list[Callable[[str, Outcome, PassCost], None]] = []
 
         self._state = _State.STOPPED
@@ -432,10 +480,10 @@ class Controller:
         self._fire_due_timers()
         self._wake.set()
 
-    async def resync(self, *, spread: bool = False) -> None:
-        """Enqueue every key of the kind, except keys parked by a terminal error; with
-        ``spread``, each at its own slot within the next ``resync_period`` instead of all now
-        (``spread.py``), so a periodic resync is no burst.
+    async def resync(self, *, spread: bool = False, where: Callable[[str], bool] | None = None) -> None:
+        """Enqueue every key of the kind this process owns (or only those ``where`` accepts),
+        except keys parked by a terminal error; with ``spread``, each at its own slot within the
+        next ``resync_period`` instead of all now (``spread.py``), so a periodic resync is no burst.
 
         :raises Exception: whatever ``list_keys`` raises.
         """
@@ -446,15 +494,33 @@ class Controller:
         finally:
             self._resyncs_in_progress -= 1
             self._update_idle()
-        self._terminal.intersection_update(object_ids)
+        if where is None:
+            self._terminal.intersection_update(object_ids)
         now = self._clock.now()
         for object_id in object_ids:
-            if object_id in self._terminal:
+            if object_id in self._terminal or not self._owns(object_id):
+                continue
+            if where is not None and not where(object_id):
                 continue
             if spread:
                 self._schedule(object_id, now + until_slot(object_id, now, self._resync_period))
             else:
                 self._add(object_id, changed=False)
+
+    def forget(self, where: Callable[[str], bool]) -> None:
+        """Drop the queued keys and timers ``where`` accepts (their shard went to another
+        process); runs in flight finish."""
+        for object_id in [key for key in self._queued if where(key)]:
+            del self._queued[object_id]
+            self._queued_at.pop(object_id, None)
+        for object_id in [key for key in self._dirty if where(key)]:
+            del self._dirty[object_id]
+        for object_id in [key for key in self._timers if where(key)]:
+            del self._timers[object_id]
+        self._terminal = {key for key in self._terminal if not where(key)}
+        self._failures = {key: count for key, count in self._failures.items() if not where(key)}
+        self._update_idle()
+        self._report_depth()
 
     @property
     def reconciler(self) -> Reconciler:
@@ -533,7 +599,7 @@ class Controller:
 
     def _add(self, object_id: str, changed: bool = True) -> None:
         """Queue the key: ``changed`` when a change asks for the run, False when time does."""
-        if self._state is not _State.RUNNING:
+        if self._state is not _State.RUNNING or not self._owns(object_id):
             return
         if object_id in self._running:
             self._dirty[object_id] = self._dirty.get(object_id, False) or changed
@@ -562,7 +628,7 @@ class Controller:
             await self._work_ready.wait()
 
     def _schedule(self, object_id: str, due: datetime) -> None:
-        if self._state is not _State.RUNNING:
+        if self._state is not _State.RUNNING or not self._owns(object_id):
             return
         if due <= self._clock.now():
             self._add(object_id, changed=False)
@@ -751,10 +817,14 @@ class ControllerManager:
         stop_timeout: float | None = None,
         metrics: ControllerMetrics | None = None,
         max_real_wait: float = DEFAULT_MAX_REAL_WAIT_SECONDS,
+        shards: int = DEFAULT_SHARDS,
     ) -> None:
         if lease_ttl <= timedelta(0):
             raise ValueError(f"lease_ttl must be positive, got {lease_ttl}")
+        if not 1 <= shards <= MAX_SHARDS:
+            raise ValueError(f"shards must be between 1 and {MAX_SHARDS}, got {shards}")
         self.holder = holder if holder is not None else default_holder()
+        self._shards = shards
         self._feed = feed
         self._leases = leases
         self._clock = clock
@@ -779,10 +849,14 @@ class ControllerManager:
                 resync_period=resync_period,
                 metrics=metrics,
                 max_real_wait=max_real_wait,
+                owns=self.owns,
             )
         #: The controllers told of other kinds' changes (their reconcilers name dependents).
         self._followers = [controller for controller in self._controllers.values() if controller.dependents is not None]
-        self._lease_expiry: dict[str, datetime] = {}
+        #: Held shards -> when their lease expires at the latest (by this process's estimate).
+        self._held: dict[int, datetime] = {}
+        #: The live members of the deployment at the last renewal (this manager included).
+        self._members: tuple[str, ...] = ()
         self._stopping: dict[str, asyncio.Task[None]] = {}
         self._lease_lock = asyncio.Lock()
         self._lease_wake = asyncio.Event()
@@ -798,9 +872,34 @@ class ControllerManager:
         return self._controllers
 
     @property
-    def held_kinds(self) -> frozenset[str]:
-        """Kinds whose lease this manager believes it holds."""
-        return frozenset(self._lease_expiry)
+    def shards(self) -> int:
+        return self._shards
+
+    @property
+    def held_shards(self) -> frozenset[int]:
+        """Shards whose lease this manager believes it holds."""
+        return frozenset(self._held)
+
+    @property
+    def members(self) -> tuple[str, ...]:
+        """The live managers of the deployment at the last renewal, in name order."""
+        return self._members
+
+    def owns(self, object_id: str) -> bool:
+        """Whether this manager reconciles ``object_id`` (of any kind): its shard is held."""
+        return shard_of(object_id, self._shards) in self._held
+
+    @property
+    def leads(self) -> bool:
+        """Whether this manager does the deployment-wide work (gauges over every object, the
+        orphan sweep): the holder of shard 0 does, so exactly one manager at a time."""
+        return 0 in self._held
+
+    @property
+    def lead_kinds(self) -> frozenset[str]:
+        """The kinds whose deployment-wide work this manager does (all of its kinds while it
+        `leads`, else none)."""
+        return frozenset(self._controllers) if self.leads else frozenset()
 
     @property
     def revision(self) -> int:
@@ -841,12 +940,12 @@ class ControllerManager:
             self._tasks = []
         await asyncio.gather(*self._stopping.values(), return_exceptions=True)
         await asyncio.gather(*(controller.stop(timeout) for controller in self._controllers.values()))
-        for kind in sorted(self._lease_expiry):
-            try:
-                await self._leases.release(lease_name(kind), self.holder)
-            except Exception:
-                logger.exception("releasing lease %s failed; it expires on its own", lease_name(kind))
-        self._lease_expiry.clear()
+        names = [shard_lease(shard) for shard in self._held]
+        try:
+            await self._leases.release_many([*names, member_lease(self.holder, self._shards)], self.holder)
+        except Exception:
+            logger.exception("releasing the shard leases failed; they expire on their own")
+        self._held.clear()
 
     async def wait_idle(self) -> None:
         """Return once every change committed so far is routed and every running controller is idle.
@@ -885,36 +984,83 @@ class ControllerManager:
     # -- leases -------------------------------------------------------------------------------
 
     async def renew_leases(self) -> None:
-        """Take or renew every kind's lease now; start what was won and stop what was lost."""
+        """Renew the membership, deal the shards over the live members, take the shards dealt
+        to this manager and give up the others; start the controllers when the first shard is
+        won (each resyncs what it owns), resync what a new shard brings, stop them when none is
+        left (see ``shards.py``)."""
         async with self._lease_lock:
             if self._is_stopped:
                 return
-            for kind, controller in self._controllers.items():
-                await self._renew(kind, controller)
+            asked_at = self._clock.now()
+            before = frozenset(self._held)
+            try:
+                won = await self._deal()
+            except Exception as error:
+                raise_if_cancelled(error)
+                logger.exception("renewing the shard leases failed; holding them until they would expire")
+                for shard in [shard for shard, expiry in self._held.items() if not asked_at < expiry]:
+                    del self._held[shard]
+            else:
+                for shard in before - won:
+                    del self._held[shard]
+                for shard in won:
+                    self._held[shard] = asked_at + self._lease_ttl
+            await self._follow_shards(before, frozenset(self._held))
 
-    async def _renew(self, kind: str, controller: Controller) -> None:
-        name = lease_name(kind)
-        asked_at = self._clock.now()
-        try:
-            is_held = await self._leases.try_acquire(name, self.holder, self._lease_ttl)
-        except Exception as error:
-            raise_if_cancelled(error)
-            expiry = self._lease_expiry.get(kind)
-            is_held = expiry is not None and asked_at < expiry
-            logger.exception("renewing lease %s failed; holding it until %s at the latest", name, expiry)
+    async def _deal(self) -> frozenset[int]:
+        """One round of `renew_leases` against the lease store: the shards held now."""
+        await self._leases.try_acquire(member_lease(self.holder, self._shards), self.holder, self._lease_ttl)
+        members: set[str] = set()
+        others: set[int] = set()
+        for name in await self._leases.live(MEMBER_PREFIX):
+            parsed = parse_member(name)
+            if parsed is None:
+                continue
+            count, member = parsed
+            if count == self._shards:
+                members.add(member)
+            else:
+                others.add(count)
+        self._members = tuple(sorted({*members, self.holder}))
+        if others:
+            logger.error("live controller processes use %s shards, this one %d: taking no new shards until "
+                         "every process uses the same controllers.shards",
+                         ", ".join(str(count) for count in sorted(others)), self._shards)
+            wanted = frozenset(self._held)
         else:
-            if is_held:
-                if kind not in self._lease_expiry:
-                    logger.info("%s took lease %s", self.holder, name)
-                self._lease_expiry[kind] = asked_at + self._lease_ttl
-        if not is_held:
-            if self._lease_expiry.pop(kind, None) is not None:
-                logger.warning("%s lost lease %s; stopping the %s controller", self.holder, name, kind)
-            if controller.is_running:
-                self._stop_in_background(kind, controller)
-            return
-        if controller.is_stopped:  # not while a stop is still finishing its in-flight runs
-            await controller.start()
+            wanted = dealt_to(self.holder, members, self._shards)
+        unwanted = [shard_lease(shard) for shard in self._held if shard not in wanted]
+        if unwanted:
+            await self._leases.release_many(unwanted, self.holder)
+            logger.info("%s handed over %d shards", self.holder, len(unwanted))
+        names = await self._leases.try_acquire_many([shard_lease(shard) for shard in wanted], self.holder,
+                                                    self._lease_ttl)
+        return frozenset(int(name.removeprefix(SHARD_PREFIX)) for name in names)
+
+    async def _follow_shards(self, before: frozenset[int], now: frozenset[int]) -> None:
+        """Start, resync, trim or stop the controllers after the held shards went from
+        ``before`` to ``now``."""
+        lost, gained = before - now, now - before
+        if gained:
+            logger.info("%s took shards %s of %d", self.holder, _ranges(gained), self._shards)
+        if lost:
+            logger.warning("%s lost shards %s of %d", self.holder, _ranges(lost), self._shards)
+        for kind, controller in self._controllers.items():
+            if not now:
+                if controller.is_running:
+                    self._stop_in_background(kind, controller)
+                continue
+            if lost and controller.is_running:
+                controller.forget(functools.partial(_in_shards, self._shards, lost))
+            if controller.is_stopped:  # not while a stop is still finishing its in-flight runs
+                await controller.start()
+            elif gained and controller.is_running:
+                try:
+                    await controller.resync(where=functools.partial(_in_shards, self._shards, gained))
+                except Exception as error:
+                    raise_if_cancelled(error)
+                    logger.warning("listing the %s objects of new shards failed; the periodic resync "
+                                   "catches up", kind, exc_info=True)
 
     def _stop_in_background(self, kind: str, controller: Controller) -> None:
         """Stop without holding up the renewal of the other kinds' leases."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import weakref
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 from osac.clock import Clock
@@ -85,10 +86,22 @@ class InMemoryLeaseStore:
         self._leases[name] = (holder, now + ttl)
         return True
 
+    async def try_acquire_many(self, names: Iterable[str], holder: str, ttl: timedelta) -> set[str]:
+        return {name for name in sorted(set(names)) if await self.try_acquire(name, holder, ttl)}
+
     async def release(self, name: str, holder: str) -> None:
         current = self._leases.get(name)
         if current is not None and current[0] == holder:
             del self._leases[name]
+
+    async def release_many(self, names: Iterable[str], holder: str) -> None:
+        for name in set(names):
+            await self.release(name, holder)
+
+    async def live(self, prefix: str) -> dict[str, str]:
+        now = self._clock.now()
+        return {name: holder for name, (holder, expires) in self._leases.items()
+                if name.startswith(prefix) and not expires < now}
 
     async def holder_of(self, name: str) -> str | None:
         current = self._leases.get(name)

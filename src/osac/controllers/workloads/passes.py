@@ -273,7 +273,7 @@ async def _refresh_gauges(
     interval: timedelta,
 ) -> None:
     while True:
-        if kind in manager.held_kinds:
+        if kind in manager.lead_kinds:
             try:
                 await refresh(await _all_objects(application.store, kind))
             except Exception as error:  # the gauges wait for the next round; the controllers go on
