@@ -282,23 +282,30 @@ async def benchmark(
     concurrency: int = 8,
     raw: bool = True,
     patch_tcp_nodelay: bool = False,
+    workers: Sequence[int] = (1,),
 ) -> list[dict[str, Any]]:
-    """Every phase on every database; one result row per (database, path, operation)."""
+    """Every phase on every database, with each worker count (above 1 on PostgreSQL only); one
+    result row per (database, workers, path, operation)."""
     rows: list[dict[str, Any]] = []
     for db in databases:
-        with workdir() as directory, scratch_database(db, directory) as url:
-            api: dict[str, tuple[Run, Run]] = {}
-            with ServerProcess(url, directory, patch_tcp_nodelay=patch_tcp_nodelay) as server:
-                await server.onboard()
-                for transport in transports:
-                    api[transport] = await api_phase(server, transport, ops, concurrency)
-            ceiling = raw_phase(db, directory, stored_object(url, TABLE, f"{transports[0]}-0"), ops, concurrency) if raw else None
-            for index, op in enumerate(("create", "get")):
-                baseline = ceiling[index] if ceiling else None
-                for transport, runs in api.items():
-                    rows.append(_row(db, transport, op, runs[index], concurrency, baseline))
-                if baseline is not None:
-                    rows.append(_row(db, "raw", op, baseline, concurrency, None))
+        for count in workers:
+            if count > 1 and db != "postgresql":
+                continue
+            with workdir() as directory, scratch_database(db, directory) as url:
+                api: dict[str, tuple[Run, Run]] = {}
+                with ServerProcess(url, directory, patch_tcp_nodelay=patch_tcp_nodelay, workers=count) as server:
+                    await server.onboard()
+                    for transport in transports:
+                        api[transport] = await api_phase(server, transport, ops, concurrency)
+                ceiling = None
+                if raw and count == workers[0]:
+                    ceiling = raw_phase(db, directory, stored_object(url, TABLE, f"{transports[0]}-0"), ops, concurrency)
+                for index, op in enumerate(("create", "get")):
+                    baseline = ceiling[index] if ceiling else None
+                    for transport, runs in api.items():
+                        rows.append({"workers": count, **_row(db, transport, op, runs[index], concurrency, baseline)})
+                    if baseline is not None:
+                        rows.append({"workers": "", **_row(db, "raw", op, baseline, concurrency, None)})
     return rows
 
 
@@ -313,10 +320,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--no-raw", action="store_true", help="skip the raw-database ceiling")
     parser.add_argument("--patch-tcp-nodelay", action="store_true",
                         help="diagnostic: run the server with TCP_NODELAY on REST connections (bench/serve.py)")
+    parser.add_argument("--workers", nargs="+", type=int, default=[1],
+                        help="server processes on the same ports (osac serve --workers; above 1 on PostgreSQL only)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args(argv)
     rows = asyncio.run(benchmark(args.db, args.transport, args.ops, args.concurrency, not args.no_raw,
-                                 args.patch_tcp_nodelay))
+                                 args.patch_tcp_nodelay, args.workers))
     if args.json:
         emit_json("api_throughput", {"ops": args.ops, "concurrency": args.concurrency,
                                      "patch_tcp_nodelay": args.patch_tcp_nodelay}, rows)

@@ -133,6 +133,8 @@ class ServerProcess:
     patch_tcp_nodelay: bool = False
     #: ``--simulator-speed`` of the server (None: the product default).
     simulator_speed: str | None = None
+    #: Server processes on the same ports (``osac serve --workers``; PostgreSQL only).
+    workers: int = 1
     grpc_port: int = 0
     http_port: int = 0
     pid: int = 0
@@ -149,6 +151,8 @@ class ServerProcess:
             command.append("--patch-tcp-nodelay")
         if self.simulator_speed is not None:
             command += ["--simulator-speed", self.simulator_speed]
+        if self.workers > 1:
+            command += ["--workers", str(self.workers)]
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
         self._process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
         assert self._process.stdout is not None
@@ -370,6 +374,20 @@ def run_threads(ops: int, concurrency: int, operation: Callable[[int, int], None
 _TICKS = os.sysconf("SC_CLK_TCK")
 
 
+def _tree_cpu(pid: int) -> float:
+    """`_process_cpu` of ``pid`` and of all its descendants (the workers of ``--workers N``)."""
+    total, pending = 0.0, [pid]
+    while pending:
+        current = pending.pop()
+        total += _process_cpu(current)
+        try:
+            with open(f"/proc/{current}/task/{current}/children") as handle:
+                pending.extend(int(child) for child in handle.read().split())
+        except OSError:
+            continue
+    return total
+
+
 def _process_cpu(pid: int) -> float:
     """User + system CPU seconds of one process (0 once it is gone)."""
     try:
@@ -411,7 +429,7 @@ class CpuMeter:
 
     def _sample(self) -> dict[str, Any]:
         backends = {pid: _process_cpu(pid) for pid in _postgres_backends(self.db_url)}
-        return {"server": _process_cpu(self.server_pid) if self.server_pid else 0.0,
+        return {"server": _tree_cpu(self.server_pid) if self.server_pid else 0.0,
                 "client": _process_cpu(os.getpid()), "postgres": backends, "machine": _busy_cores_seconds()}
 
     @contextlib.contextmanager

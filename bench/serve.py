@@ -36,8 +36,8 @@ class _TcpSocket(socket.socket):
         super().__init__(family, type, proto, fileno)
 
 
-async def serve(db_url: str, data_dir: Path, controllers: bool, bootstrap: Path | None,
-                patch_tcp_nodelay: bool = False, simulator_speed: str | None = None) -> None:
+def bench_settings(db_url: str, data_dir: Path, controllers: bool, bootstrap: Path | None,
+                   simulator_speed: str | None = None, workers: int = 1) -> Settings:
     config = load_config(None)
     if bootstrap is not None:
         # A benchmark catalogue carries only what its benchmark uses: no bare-metal host types,
@@ -45,17 +45,37 @@ async def serve(db_url: str, data_dir: Path, controllers: bool, bootstrap: Path 
         config["simulator"]["inventory"] = {"hosts": []}
     if simulator_speed is not None:
         config["simulator"]["speed"] = simulator_speed
-    app = Application(
-        Settings(
-            data_dir=data_dir,
-            db_url=db_url,
-            grpc_address="127.0.0.1:0",
-            http_address="127.0.0.1:0",
-            run_controllers=controllers,
-            bootstrap=bootstrap,
-            config=config,
-        )
+    return Settings(
+        data_dir=data_dir,
+        db_url=db_url,
+        grpc_address="127.0.0.1:0",
+        http_address="127.0.0.1:0",
+        run_controllers=controllers,
+        bootstrap=bootstrap,
+        config=config,
+        workers=workers,
     )
+
+
+def serve_workers(settings: Settings) -> None:
+    """``osac serve --workers N``'s supervisor; the JSON line names the parent's pid (the
+    benchmarks count the CPU of its whole process tree)."""
+    import logging
+
+    from osac.cli.workers import Supervisor
+
+    logging.basicConfig(level=logging.WARNING)
+    supervisor = Supervisor(settings, logging.WARNING)
+
+    def serving(grpc_address: str, http_address: str) -> None:
+        print(json.dumps({"grpc_port": int(grpc_address.rsplit(":", 1)[1]),
+                          "http_port": int(http_address.rsplit(":", 1)[1]), "pid": os.getpid()}), flush=True)
+
+    supervisor.run(on_serving=serving)
+
+
+async def serve(settings: Settings, patch_tcp_nodelay: bool = False) -> None:
+    app = Application(settings)
     if patch_tcp_nodelay:
         socket.socket = _TcpSocket  # type: ignore[misc]
     try:
@@ -82,9 +102,14 @@ def main() -> None:
     parser.add_argument("--simulator-speed", help="'instant' or a factor (default: the product's 60)")
     parser.add_argument("--patch-tcp-nodelay", action="store_true",
                         help="diagnostic: create the HTTP listener with IPPROTO_TCP (see above)")
+    parser.add_argument("--workers", type=int, default=1, help="server processes on the same ports (PostgreSQL)")
     args = parser.parse_args()
-    asyncio.run(serve(args.db_url, args.data_dir, args.controllers, args.bootstrap, args.patch_tcp_nodelay,
-                      args.simulator_speed))
+    settings = bench_settings(args.db_url, args.data_dir, args.controllers, args.bootstrap, args.simulator_speed,
+                              args.workers)
+    if args.workers > 1:
+        serve_workers(settings)
+        return
+    asyncio.run(serve(settings, args.patch_tcp_nodelay))
 
 
 if __name__ == "__main__":

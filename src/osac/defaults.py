@@ -11,6 +11,8 @@ from pathlib import Path
 
 DEFAULT_GRPC_ADDRESS = "127.0.0.1:8000"
 DEFAULT_HTTP_ADDRESS = "127.0.0.1:8001"
+#: ``/healthz`` and ``/metrics`` of an ``osac controllers`` process.
+DEFAULT_CONTROLLERS_HTTP_ADDRESS = "127.0.0.1:8002"
 
 
 def default_data_dir() -> Path:

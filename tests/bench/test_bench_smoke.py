@@ -39,6 +39,14 @@ async def test_api_throughput(db: str) -> None:
             assert row["pct_of_raw"] > 0
 
 
+async def test_api_throughput_with_two_workers() -> None:
+    rows = await api_throughput.benchmark(["postgresql"], transports=("grpc",), ops=40, concurrency=4, raw=False,
+                                          workers=(2,))
+    assert {(row["workers"], row["path"], row["op"]) for row in rows} == {(2, "grpc", "create"), (2, "grpc", "get")}
+    # the CPU of both workers and of their supervisor is counted
+    assert all(row["ops"] == 40 and row["ops_per_s"] > 0 and row["server_cpu"] > 0 for row in rows)
+
+
 @pytest.mark.parametrize("transport", watch_latency.TRANSPORTS)
 @pytest.mark.parametrize("db", DATABASES)
 async def test_watch_latency(db: str, transport: str) -> None:

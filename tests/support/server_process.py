@@ -28,8 +28,10 @@ def free_port() -> int:
 class ServerProcess:
     """One ``osac serve`` at a fixed HTTP port (kept across restarts)."""
 
-    def __init__(self, data_dir: Path, db_url: str, speed: str = "instant", *, controllers: bool = True) -> None:
+    def __init__(self, data_dir: Path, db_url: str, speed: str = "instant", *, controllers: bool = True,
+                 args: tuple[str, ...] = ()) -> None:
         self.data_dir, self.db_url, self.speed, self.controllers = data_dir, db_url, speed, controllers
+        self.args = args
         self.base_url = f"http://127.0.0.1:{free_port()}"
         self.process: subprocess.Popen[bytes] | None = None
         self.starts = 0
@@ -42,6 +44,7 @@ class ServerProcess:
             "--http-address", self.base_url.removeprefix("http://"),
             "--simulator-speed", self.speed,
             *([] if self.controllers else ["--no-controllers"]),
+            *self.args,
         ]
         # the server's log goes next to its data, one file per start, for the failure's reader
         self.starts += 1

@@ -13,6 +13,7 @@ import logging
 import os
 import signal
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn
@@ -52,6 +53,8 @@ def build_settings(
     http_address: str,
     run_controllers: bool,
     bootstrap: Path | None,
+    workers: int = 1,
+    serve_api: bool = True,
     config_file: Path | None,
     simulator_speed: str | None,
 ) -> Settings:
@@ -76,6 +79,8 @@ def build_settings(
         grpc_address=grpc_address,
         http_address=http_address,
         run_controllers=run_controllers,
+        serve_api=serve_api,
+        workers=workers,
         bootstrap=bootstrap,
         config=config,
         clock=configured_clock(simulator),
@@ -113,17 +118,33 @@ def configure_logging(level: str) -> None:
     if not isinstance(numeric, int):
         raise CliError(f"--log-level '{level}': expected debug, info, warning or error")
     logging.basicConfig(level=numeric, format=LOG_FORMAT, force=True)
-    if numeric > logging.DEBUG:
+    quiet_libraries(numeric)
+
+
+def quiet_libraries(level: int) -> None:
+    """Libraries log at WARNING and above unless ``level`` is DEBUG."""
+    if level > logging.DEBUG:
         for name in QUIET_LOGGERS:
-            logging.getLogger(name).setLevel(max(numeric, logging.WARNING))
+            logging.getLogger(name).setLevel(max(level, logging.WARNING))
 
 
-def serve(settings: Settings) -> None:
-    """Run the server until Ctrl-C or SIGTERM, then stop it cleanly."""
+def serve(settings: Settings, on_started: Callable[[], None] | None = None) -> None:
+    """Run the server until Ctrl-C or SIGTERM, then stop it cleanly; with ``settings.workers``
+    above 1, supervise that many server processes on the same ports instead (``workers.py``).
+    ``on_started`` is called once the server serves.
+
+    :raises CliError: the server could not start, or failed."""
     log = logging.getLogger("osac.serve")
+    from osac.cli.workers import Supervisor, check_workers
+
+    check_workers(settings)
     log.info("data directory %s", settings.data_dir)
+    if settings.workers > 1:
+        Supervisor(settings, logging.getLogger().getEffectiveLevel()).run()
+        log.info("stopped")
+        _exit_at_once()
     try:
-        asyncio.run(_serve_until_signalled(settings))
+        asyncio.run(_serve_until_signalled(settings, on_started))
     except KeyboardInterrupt:
         pass
     except (OSError, RuntimeError) as error:  # a port in use, an unwritable data directory
@@ -147,7 +168,7 @@ def _exit_at_once() -> NoReturn:
     os._exit(0)
 
 
-async def _serve_until_signalled(settings: Settings) -> None:
+async def _serve_until_signalled(settings: Settings, on_started: Callable[[], None] | None = None) -> None:
     """``Application.serve_forever`` with a signal as the end: Ctrl-C or SIGTERM only sets an
     event, so a signal arriving while the server is still starting does not cancel ``start()``
     halfway (which would leave its gRPC server unstopped); the server stops once started."""
@@ -161,6 +182,8 @@ async def _serve_until_signalled(settings: Settings) -> None:
             loop.add_signal_handler(number, stopping.set)
     try:
         await application.start()
+        if on_started is not None:
+            on_started()
         await stopping.wait()
     finally:
         await application.stop()

@@ -164,7 +164,8 @@ class Application:
         await load_simulated_inventory(self)
         if self.store.dialect == "postgresql":
             self._tasks.append(asyncio.create_task(listen_postgres(self.settings.database_url(), self.wakeup)))
-        await self._start_grpc()
+        if self.settings.serve_api:
+            await self._start_grpc()
         await self._start_http()
         if self.settings.run_controllers:
             from osac.server.controllers import start_controllers
@@ -173,9 +174,11 @@ class Application:
         self._tasks.append(asyncio.create_task(self._maintenance()))
 
     async def _start_grpc(self) -> None:
-        # SO_REUSEPORT off: a second server on a busy port must fail, not split the traffic.
+        # SO_REUSEPORT only between the workers of one `osac serve --workers N`: a second server
+        # on a busy port must fail, not split the traffic.
         server = grpc.aio.server(options=[
-            ("grpc.so_reuseport", 0), ("grpc.max_receive_message_length", self.settings.max_request_bytes),
+            ("grpc.so_reuseport", 1 if self.settings.reuse_port else 0),
+            ("grpc.max_receive_message_length", self.settings.max_request_bytes),
         ])
         names = []
         for full_name, (endpoints, private) in self.endpoints.by_service.items():
@@ -195,7 +198,7 @@ class Application:
     async def _start_http(self) -> None:
         import uvicorn
 
-        from osac.server.http_app import build_http_app
+        from osac.server.http_app import build_http_app, build_operations_app
 
         host, _, port = self.settings.http_address.rpartition(":")
         family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
@@ -203,10 +206,13 @@ class Application:
         # without it every keep-alive response waits for the client's delayed ACK (~40 ms).
         sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if self.settings.reuse_port:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.bind((host.strip("[]"), int(port)))
         self.http_port = sock.getsockname()[1]
-        config = uvicorn.Config(build_http_app(self), log_level="warning", lifespan="off", access_log=False,
+        http_app = build_http_app(self) if self.settings.serve_api else build_operations_app(self)
+        config = uvicorn.Config(http_app, log_level="warning", lifespan="off", access_log=False,
                                 timeout_graceful_shutdown=DRAIN_GRACE)
         self._http_server = uvicorn.Server(config)
         self._http_task = asyncio.create_task(self._http_server.serve(sockets=[sock]))

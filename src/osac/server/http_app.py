@@ -78,6 +78,35 @@ def dispatch(handlers: dict[str, Endpoint]) -> Endpoint:
     return endpoint
 
 
+def operations_routes(application: Application) -> list[BaseRoute]:
+    """``/healthz`` (the database answers) and ``/metrics`` (Prometheus), which every process serves."""
+
+    async def healthz(_request: Request) -> Response:
+        try:
+            async with application.store.read() as tx:
+                await tx.revision()
+        except Exception as error:
+            return PlainTextResponse(f"database unreachable: {error}\n", status_code=503)
+        return PlainTextResponse("ok\n")
+
+    metrics_for_admins = application.settings.metrics_require_provider_admin
+
+    async def metrics(request: Request) -> Response:
+        if metrics_for_admins:  # the series name tenants and clusters (docs/auth.md "Metrics")
+            try:
+                await application.authenticator.provider_admin(request.headers.get("authorization"), "/metrics")
+            except ServiceError as error:
+                return error_response(error)
+        return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
+    return [Route("/healthz", healthz, methods=["GET"]), Route("/metrics", metrics, methods=["GET"])]
+
+
+def build_operations_app(application: Application) -> Starlette:
+    """The HTTP app of a process that serves no API (``osac controllers``): health and metrics."""
+    return Starlette(routes=operations_routes(application), middleware=[Middleware(InternalErrors)])
+
+
 def build_http_app(application: Application) -> Starlette:
     by_service = application.endpoints.by_service
     rest_routes = build_routes(by_service) + simulator_rest_routes(by_service)
@@ -121,24 +150,6 @@ def build_http_app(application: Application) -> Starlette:
 
         return ReadingClientStream(lines(), media_type="application/x-ndjson", stall_seconds=stall_seconds)
 
-    async def healthz(_request: Request) -> Response:
-        try:
-            async with application.store.read() as tx:
-                await tx.revision()
-        except Exception as error:
-            return PlainTextResponse(f"database unreachable: {error}\n", status_code=503)
-        return PlainTextResponse("ok\n")
-
-    metrics_for_admins = application.settings.metrics_require_provider_admin
-
-    async def metrics(request: Request) -> Response:
-        if metrics_for_admins:  # the series name tenants and clusters (docs/auth.md "Metrics")
-            try:
-                await application.authenticator.provider_admin(request.headers.get("authorization"), "/metrics")
-            except ServiceError as error:
-                return error_response(error)
-        return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
-
     document: dict[str, Any] = {}
 
     async def openapi_json(_request: Request) -> Response:
@@ -149,8 +160,7 @@ def build_http_app(application: Application) -> Starlette:
     routes += [
         Route(PUBLIC_WATCH, dispatch({"GET": watch}), methods=HTTP_METHODS),
         Route(PRIVATE_WATCH, dispatch({"GET": watch}), methods=HTTP_METHODS),
-        Route("/healthz", healthz, methods=["GET"]),
-        Route("/metrics", metrics, methods=["GET"]),
+        *operations_routes(application),
         Route("/openapi.json", openapi_json, methods=["GET"]),
     ]
     # The web console answers every path the API does not (docs/console.md).

@@ -61,6 +61,13 @@ class Settings:
     lifecycle_retention: timedelta = DEFAULT_LIFECYCLE_RETENTION
     dev_issuer: bool = True
     clock: Clock = field(default_factory=SystemClock)
+    #: Serve the gRPC API and the REST API and console (``osac controllers`` serves neither,
+    #: only ``/healthz`` and ``/metrics`` on its HTTP address).
+    serve_api: bool = True
+    #: Share the listen ports with the other workers of ``osac serve --workers N`` (SO_REUSEPORT).
+    reuse_port: bool = False
+    #: API processes ``osac serve`` runs (``--workers``); more than one needs PostgreSQL.
+    workers: int = 1
     #: Identity of this process for controller leases.
     process_name: str = field(default_factory=lambda: f"{os.uname().nodename}-{os.getpid()}")
 

@@ -995,13 +995,15 @@ class ControllerManager:
             before = frozenset(self._held)
             try:
                 won = await self._deal()
+                handed = before - frozenset(self._held)
             except Exception as error:
                 raise_if_cancelled(error)
                 logger.exception("renewing the shard leases failed; holding them until they would expire")
                 for shard in [shard for shard, expiry in self._held.items() if not asked_at < expiry]:
                     del self._held[shard]
             else:
-                for shard in before - won:
+                for shard in before - handed - won:
+                    logger.warning("%s lost shard %d of %d", self.holder, shard, self._shards)
                     del self._held[shard]
                 for shard in won:
                     self._held[shard] = asked_at + self._lease_ttl
@@ -1029,10 +1031,12 @@ class ControllerManager:
             wanted = frozenset(self._held)
         else:
             wanted = dealt_to(self.holder, members, self._shards)
-        unwanted = [shard_lease(shard) for shard in self._held if shard not in wanted]
+        unwanted = [shard for shard in self._held if shard not in wanted]
         if unwanted:
-            await self._leases.release_many(unwanted, self.holder)
-            logger.info("%s handed over %d shards", self.holder, len(unwanted))
+            await self._leases.release_many([shard_lease(shard) for shard in unwanted], self.holder)
+            logger.info("%s handed shards %s over to the other members", self.holder, _ranges(unwanted))
+            for shard in unwanted:
+                del self._held[shard]
         names = await self._leases.try_acquire_many([shard_lease(shard) for shard in wanted], self.holder,
                                                     self._lease_ttl)
         return frozenset(int(name.removeprefix(SHARD_PREFIX)) for name in names)
@@ -1043,8 +1047,6 @@ class ControllerManager:
         lost, gained = before - now, now - before
         if gained:
             logger.info("%s took shards %s of %d", self.holder, _ranges(gained), self._shards)
-        if lost:
-            logger.warning("%s lost shards %s of %d", self.holder, _ranges(lost), self._shards)
         for kind, controller in self._controllers.items():
             if not now:
                 if controller.is_running:

@@ -1,0 +1,150 @@
+"""Two ``osac serve`` processes on one PostgreSQL database: VMs with automatic external access
+created through both, one process killed (SIGKILL) half-way. The survivor takes over every shard
+of the dead one within its lease, every VM ends RUNNING with its external address, every address
+is handed out once, the pool's counts are exact and no transition is recorded twice."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import create_engine, text
+
+from osac.auth.subject import Role
+from osac.controllers.runtime.shards import DEFAULT_SHARDS, SHARD_PREFIX
+from osac.store.engine import sync_url
+from tests.support.server_process import ServerProcess, catalogue_ready, get_json
+
+FLEET = 40
+PUBLIC = "/api/fulfillment/v1"
+AUTO = "osac.openshift.io/auto-provisioned"
+#: Short leases, so that the survivor takes over within seconds.
+CONFIG = "controllers: {lease_ttl_seconds: 3}\n"
+
+
+def _public(vm: dict[str, Any]) -> bool:
+    status = vm["status"]
+    return (status.get("state") == "COMPUTE_INSTANCE_STATE_RUNNING"
+            and bool(status.get("internal_ip_address")) and bool(status.get("external_ip_address")))
+
+
+async def _vms(http: httpx.AsyncClient) -> list[dict[str, Any]]:
+    return list((await get_json(http, f"{PUBLIC}/compute_instances?limit=1000"))["items"])
+
+
+def _shard_holders(db_url: str) -> Counter[str]:
+    engine = create_engine(sync_url(db_url))
+    with engine.connect() as conn:
+        rows = conn.execute(text("SELECT holder FROM leases WHERE name LIKE :prefix AND expires_at > now()"),
+                            {"prefix": f"{SHARD_PREFIX}%"})
+        holders = Counter(row.holder for row in rows)
+    engine.dispose()
+    return holders
+
+
+async def _until(condition: Any, timeout: float, interval: float = 0.2) -> Any:
+    """The first true value of ``condition()`` (a coroutine function or a plain one)."""
+    async with asyncio.timeout(timeout):
+        while True:
+            result = condition()
+            if asyncio.iscoroutine(result):
+                result = await result
+            if result:
+                return result
+            await asyncio.sleep(interval)
+
+
+@pytest.mark.timeout(600)
+async def test_a_killed_process_s_shards_are_taken_over_and_its_vms_finish_without_duplicates(
+    new_pg_database: str, tmp_path: Path
+) -> None:
+    db_url = new_pg_database
+    config = tmp_path / "osac.yaml"
+    config.write_text(CONFIG)
+    servers = [ServerProcess(tmp_path / "data", db_url, speed="instant", args=("--config", str(config)))
+               for _ in range(2)]
+    try:
+        for server in servers:
+            await server.start()
+        # the two processes deal the shards between them
+        even = [DEFAULT_SHARDS // 2, DEFAULT_SHARDS // 2]
+        await _until(lambda: sorted(_shard_holders(db_url).values()) == even, 30)
+
+        async with servers[0].client() as admin:
+            await catalogue_ready(admin)
+            tenant = (await admin.post(f"{PUBLIC}/tenants", json={"metadata": {"name": "acme"}})).json()
+            async def ready() -> bool:
+                found = await get_json(admin, f"{PUBLIC}/tenants/{tenant['id']}")
+                return found["status"].get("state") == "TENANT_STATE_READY"
+
+            await _until(ready, 60)
+        clients = [server.client(Role.TENANT_ADMIN, ("acme",), "alice") for server in servers]
+        try:
+            async def create(index: int) -> None:
+                response = await clients[index % 2].post(f"{PUBLIC}/compute_instances", json={
+                    "metadata": {"name": f"vm-{index:02}"},
+                    "spec": {"template": "fedora", "auto_external_ip_attachment": True}})
+                assert response.status_code == 200, response.text
+
+            await asyncio.gather(*(create(index) for index in range(FLEET)))
+
+            async def half_way() -> bool:
+                return 0 < sum(map(_public, await _vms(clients[1]))) < FLEET
+
+            await _until(half_way, 240, 0.05)
+            servers[0].kill()
+
+            # the leases last 3 s; the survivor deals again at its next renewal (every 1 s)
+            await _until(lambda: list(_shard_holders(db_url).values()) == [DEFAULT_SHARDS], 10)
+
+            async def all_public() -> list[dict[str, Any]] | None:
+                vms = await _vms(clients[1])
+                return vms if len(vms) == FLEET and all(map(_public, vms)) else None
+
+            vms = await _until(all_public, 300, 0.25)
+            eips = (await get_json(clients[1], f"{PUBLIC}/external_ips?limit=1000"))["items"]
+            attachments = (await get_json(clients[1], f"{PUBLIC}/external_ip_attachments?limit=1000"))["items"]
+        finally:
+            for client in clients:
+                await client.aclose()
+        async with servers[1].client() as admin:
+            pool = (await get_json(admin, "/api/private/v1/external_ip_pools"))["items"][0]["status"]
+    finally:
+        for server in servers:
+            server.stop()
+
+    internal = [vm["status"]["internal_ip_address"] for vm in vms]
+    external = [vm["status"]["external_ip_address"] for vm in vms]
+    assert len(set(internal)) == FLEET and len(set(external)) == FLEET
+    auto_eips = [e for e in eips if AUTO in e["metadata"].get("labels", {})]
+    assert len(auto_eips) == FLEET and {e["status"]["address"] for e in auto_eips} == set(external)
+    assert len(attachments) == FLEET
+    assert all(a["status"]["state"] == "EXTERNAL_IP_ATTACHMENT_STATE_READY" for a in attachments)
+    assert int(pool["allocated"]) == FLEET + 1  # the NAT gateway's and one per VM
+    assert int(pool["total"]) == int(pool["allocated"]) + int(pool["available"])
+
+    engine = create_engine(sync_url(db_url))
+    with engine.connect() as conn:
+        def count(query: str) -> int:
+            return int(conn.execute(text(query)).scalar_one())
+
+        assert count("SELECT count(*) FROM ip_allocations WHERE owner_type = 'compute_instance'") == FLEET
+        assert count("SELECT count(*) FROM ip_allocations WHERE owner_type = 'external_ip'") == FLEET + 1
+        assert count("SELECT count(*) FROM sim_virtual_machines WHERE gone_at IS NULL") == FLEET
+        assert count("SELECT count(*) FROM sim_fabric_dnat") == FLEET
+        events = conn.execute(text(
+            "SELECT object_id, data FROM lifecycle_events WHERE object_type = 'ComputeInstance' ORDER BY timestamp"
+        )).all()
+    engine.dispose()
+    per_vm: dict[str, list[Any]] = {}
+    for row in events:
+        per_vm.setdefault(row.object_id, []).append(row.data)
+    # each transition of each VM recorded once, whichever process made it, the killed one included
+    assert sorted(per_vm) == sorted(vm["id"] for vm in vms)
+    for vm_id, recorded in per_vm.items():
+        reasons = Counter(event.get("reason") for event in recorded)
+        assert reasons["Ready"] == 1 and max(reasons.values()) == 1, (vm_id, reasons)
