@@ -86,6 +86,9 @@ class Driver:
         (``workers``: 3 vm-standard, ``gpu``: 2 vm-gpu)."""
         await self.advance_until(f"{PRIVATE}/network_classes", lambda page: page["items"][0].get("status", {})
                                  .get("state") == "NETWORK_CLASS_STATE_READY", client=self.admin)
+        # the default NAT of a tenant needs an address from a READY pool
+        await self.advance_until(f"{PRIVATE}/external_ip_pools", lambda page: page["items"][0].get("status", {})
+                                 .get("state") == "EXTERNAL_IP_POOL_STATE_READY", client=self.admin)
         tenant = await self.create(f"{PUBLIC}/tenants", {"metadata": {"name": "acme"}}, self.admin)
         await self.advance_until(f"{PUBLIC}/tenants/{tenant['id']}",
                                  lambda t: t["status"]["state"] == "TENANT_STATE_READY", client=self.admin)

@@ -27,6 +27,20 @@ async def test_changes_are_routed_to_the_controller_of_their_kind(
     assert manager.revision == 4
 
 
+async def test_a_change_queues_the_objects_it_refers_to_with_their_own_controller(
+    clock, make_manager, make_reconciler
+) -> None:
+    log = InMemoryChangeLog()
+    widgets, gadgets = make_reconciler("widget"), make_reconciler("gadget")
+    manager = await make_manager([widgets, gadgets], feed=log.feed(), leases=InMemoryLeaseStore(clock))
+
+    log.append("widget", "w1", refers_to=(("gadget", "g7"), ("sprocket", "s1")))
+    await asyncio.wait_for(manager.wait_idle(), 0.5)
+
+    assert widgets.calls == ["w1"]
+    assert gadgets.calls == ["g7"]  # the sprocket has no controller here: ignored
+
+
 async def test_start_resyncs_instead_of_replaying_history(
     clock, make_manager, make_reconciler, objects
 ) -> None:

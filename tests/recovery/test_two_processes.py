@@ -1,7 +1,10 @@
 """Two ``osac serve`` processes on one PostgreSQL database: VMs with automatic external access
 created through both, one process killed (SIGKILL) half-way. The survivor takes over every shard
 of the dead one within its lease, every VM ends RUNNING with its external address, every address
-is handed out once, the pool's counts are exact and no transition is recorded twice."""
+is handed out once, the pool's counts are exact, no VM's spec is applied twice and no transition
+is recorded twice. And an
+attachment reconciled by one process gives a running VM reconciled by the other its address at
+once, through the change feed alone."""
 
 from __future__ import annotations
 
@@ -15,11 +18,11 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from osac.auth.subject import Role
-from osac.controllers.runtime.shards import DEFAULT_SHARDS, SHARD_PREFIX
+from osac.controllers.runtime.shards import DEFAULT_SHARDS, SHARD_PREFIX, shard_of
 from osac.store.engine import sync_url
 from tests.support.server_process import ServerProcess, catalogue_ready, get_json
 
-FLEET = 40
+FLEET = 100
 PUBLIC = "/api/fulfillment/v1"
 AUTO = "osac.openshift.io/auto-provisioned"
 #: Short leases, so that the survivor takes over within seconds.
@@ -36,14 +39,32 @@ async def _vms(http: httpx.AsyncClient) -> list[dict[str, Any]]:
     return list((await get_json(http, f"{PUBLIC}/compute_instances?limit=1000"))["items"])
 
 
-def _shard_holders(db_url: str) -> Counter[str]:
+def _shard_owners(db_url: str) -> dict[int, str]:
+    """The holder of each shard whose lease is live."""
     engine = create_engine(sync_url(db_url))
     with engine.connect() as conn:
-        rows = conn.execute(text("SELECT holder FROM leases WHERE name LIKE :prefix AND expires_at > now()"),
+        rows = conn.execute(text("SELECT name, holder FROM leases WHERE name LIKE :prefix AND expires_at > now()"),
                             {"prefix": f"{SHARD_PREFIX}%"})
-        holders = Counter(row.holder for row in rows)
+        owners = {int(row.name.removeprefix(SHARD_PREFIX)): row.holder for row in rows}
     engine.dispose()
-    return holders
+    return owners
+
+
+def _shard_holders(db_url: str) -> Counter[str]:
+    return Counter(_shard_owners(db_url).values())
+
+
+async def _acme(server: ServerProcess) -> None:
+    """The packaged catalogue READY and tenant ``acme`` READY (its default networking made)."""
+    async with server.client() as admin:
+        await catalogue_ready(admin)
+        tenant = (await admin.post(f"{PUBLIC}/tenants", json={"metadata": {"name": "acme"}})).json()
+
+        async def ready() -> bool:
+            found = await get_json(admin, f"{PUBLIC}/tenants/{tenant['id']}")
+            return found["status"].get("state") == "TENANT_STATE_READY"
+
+        await _until(ready, 60)
 
 
 async def _until(condition: Any, timeout: float, interval: float = 0.2) -> Any:
@@ -74,14 +95,7 @@ async def test_a_killed_process_s_shards_are_taken_over_and_its_vms_finish_witho
         even = [DEFAULT_SHARDS // 2, DEFAULT_SHARDS // 2]
         await _until(lambda: sorted(_shard_holders(db_url).values()) == even, 30)
 
-        async with servers[0].client() as admin:
-            await catalogue_ready(admin)
-            tenant = (await admin.post(f"{PUBLIC}/tenants", json={"metadata": {"name": "acme"}})).json()
-            async def ready() -> bool:
-                found = await get_json(admin, f"{PUBLIC}/tenants/{tenant['id']}")
-                return found["status"].get("state") == "TENANT_STATE_READY"
-
-            await _until(ready, 60)
+        await _acme(servers[0])
         clients = [server.client(Role.TENANT_ADMIN, ("acme",), "alice") for server in servers]
         try:
             async def create(index: int) -> None:
@@ -136,6 +150,8 @@ async def test_a_killed_process_s_shards_are_taken_over_and_its_vms_finish_witho
         assert count("SELECT count(*) FROM ip_allocations WHERE owner_type = 'external_ip'") == FLEET + 1
         assert count("SELECT count(*) FROM sim_virtual_machines WHERE gone_at IS NULL") == FLEET
         assert count("SELECT count(*) FROM sim_fabric_dnat") == FLEET
+        # each VM's spec applied to the provider once (one generation) and started once
+        assert count("SELECT count(*) FROM sim_virtual_machines WHERE generation = 1 AND incarnations = 1") == FLEET
         events = conn.execute(text(
             "SELECT object_id, data FROM lifecycle_events WHERE object_type = 'ComputeInstance' ORDER BY timestamp"
         )).all()
@@ -148,3 +164,72 @@ async def test_a_killed_process_s_shards_are_taken_over_and_its_vms_finish_witho
     for vm_id, recorded in per_vm.items():
         reasons = Counter(event.get("reason") for event in recorded)
         assert reasons["Ready"] == 1 and max(reasons.values()) == 1, (vm_id, reasons)
+
+
+@pytest.mark.timeout(300)
+async def test_an_attachment_reconciled_by_one_process_reaches_a_running_vm_reconciled_by_the_other(
+    new_pg_database: str, tmp_path: Path
+) -> None:
+    db_url = new_pg_database
+    servers = [ServerProcess(tmp_path / "data", db_url, speed="instant") for _ in range(2)]
+    try:
+        for server in servers:
+            await server.start()
+        even = [DEFAULT_SHARDS // 2, DEFAULT_SHARDS // 2]
+        await _until(lambda: sorted(_shard_holders(db_url).values()) == even, 30)
+        await _acme(servers[0])
+        owners = _shard_owners(db_url)
+        async with servers[0].client() as admin:
+            [pool] = (await get_json(admin, "/api/private/v1/external_ip_pools"))["items"]
+        async with servers[0].client(Role.TENANT_ADMIN, ("acme",), "alice") as alice:
+            crossing: list[tuple[str, str]] = []  # (VM id, attachment id) owned by different processes
+            made = 0
+            while len(crossing) < 2:  # each pair crosses with a chance of one half
+                vms = []
+                for index in range(made, made + 4):
+                    response = await alice.post(f"{PUBLIC}/compute_instances", json={
+                        "metadata": {"name": f"vm-{index:02}"}, "spec": {"template": "fedora"}})
+                    assert response.status_code == 200, response.text
+                    vms.append(response.json()["id"])
+                made += 4
+
+                async def running(ids: list[str] = vms) -> bool:
+                    found = [await get_json(alice, f"{PUBLIC}/compute_instances/{vm_id}") for vm_id in ids]
+                    return all(vm["status"].get("state") == "COMPUTE_INSTANCE_STATE_RUNNING" for vm in found)
+
+                await _until(running, 120)
+                # VMs RUNNING and settled: their next periodic look is RESYNC (30 s) away
+                eips = []
+                for vm_id in vms:
+                    eip = await alice.post(f"{PUBLIC}/external_ips", json={
+                        "metadata": {"name": f"eip-{vm_id}"}, "spec": {"pool": pool["metadata"]["name"]}})
+                    assert eip.status_code == 200, eip.text
+                    eips.append(eip.json()["id"])
+
+                async def allocated(ids: list[str] = eips) -> bool:
+                    found = [await get_json(alice, f"{PUBLIC}/external_ips/{eip_id}") for eip_id in ids]
+                    return all(eip["status"].get("state") == "EXTERNAL_IP_STATE_ALLOCATED" for eip in found)
+
+                await _until(allocated, 60)
+                for vm_id, eip_id in zip(vms, eips, strict=True):
+                    attachment = await alice.post(f"{PUBLIC}/external_ip_attachments", json={
+                        "spec": {"external_ip": eip_id, "compute_instance": vm_id}})
+                    assert attachment.status_code == 200, attachment.text
+                    attachment_id = attachment.json()["id"]
+                    if owners[shard_of(vm_id, DEFAULT_SHARDS)] != owners[shard_of(attachment_id, DEFAULT_SHARDS)]:
+                        crossing.append((vm_id, attachment_id))
+
+            async def addressed() -> bool:
+                for vm_id, attachment_id in crossing:
+                    vm = await get_json(alice, f"{PUBLIC}/compute_instances/{vm_id}")
+                    attachment = await get_json(alice, f"{PUBLIC}/external_ip_attachments/{attachment_id}")
+                    ready = attachment["status"].get("state") == "EXTERNAL_IP_ATTACHMENT_STATE_READY"
+                    if not ready or not vm["status"].get("external_ip_address"):
+                        return False
+                return True
+
+            # well before the VMs' own periodic look: the attachment's change queued each VM
+            await _until(addressed, 15)
+    finally:
+        for server in servers:
+            server.stop()

@@ -157,7 +157,10 @@ async def test_stopping_cancels_a_reconcile_held_by_injected_latency(
             admin = server.rest(server.token(Role.PROVIDER_ADMIN, user="root"))
             async with admin:
                 driver = Onboarding(server, clock, admin, admin)
-                while (await driver.first("network_classes")).get("status", {}).get("state") != "NETWORK_CLASS_STATE_READY":
+                # the catalogue READY: the default NAT of a tenant needs an address from a READY pool
+                while ((await driver.first("network_classes")).get("status", {}).get("state") != "NETWORK_CLASS_STATE_READY"
+                       or (await driver.first("external_ip_pools")).get("status", {}).get("state")
+                       != "EXTERNAL_IP_POOL_STATE_READY"):
                     await driver.advance(timedelta(seconds=1))
                 fault = await admin.request("POST", f"{PRIVATE}/simulator/faults", json={
                     "fault": "fabric_latency", "params": {"operation": "create_virtual_network", "seconds": 3600}})

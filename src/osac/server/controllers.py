@@ -44,7 +44,7 @@ from osac.services.core.catalog import Services
 from osac.status.clusters.derivation import StallThresholds
 from osac.status.clusters.thresholds import parse_threshold
 from osac.store.leases import DatabaseLeaseStore
-from osac.store.outbox import StoreChangeFeed
+from osac.store.outbox import References, StoreChangeFeed
 
 if TYPE_CHECKING:
     from osac.server.app import Application
@@ -58,7 +58,6 @@ def reconcilers(
     bare_metal: BareMetalControllerContext | None = None,
 ) -> list[Reconciler]:
     """One reconciler per kind that has infrastructure or derived status behind it."""
-    attachments = ExternalIPAttachmentReconciler(services, networking)
     found: list[Reconciler] = [
         TenantReconciler(services),
         NetworkClassReconciler(services, networking),
@@ -67,18 +66,23 @@ def reconcilers(
         SecurityGroupReconciler(services, networking),
         ExternalIPPoolReconciler(services, networking),
         ExternalIPReconciler(services, networking),
-        attachments,
+        ExternalIPAttachmentReconciler(services, networking),
         NATGatewayReconciler(services, networking),
     ]
     if clusters is not None:
         found.append(ClusterReconciler(services, clusters))
     if compute is not None:
-        instances = ComputeInstanceReconciler(services, compute)
-        instances.attachment_targets = attachments.targets_of
-        found.append(instances)
+        found.append(ComputeInstanceReconciler(services, compute))
     if bare_metal is not None:
         found.append(BareMetalInstanceReconciler(services, bare_metal))
     return found
+
+
+def change_references(found: Iterable[Reconciler]) -> References:
+    """Per kind, the spec fields naming the objects its changes concern (a reconciler's
+    ``references``): the change feed reads them, so those objects are queued wherever their
+    own reconciler runs."""
+    return {reconciler.kind: references for reconciler in found if (references := getattr(reconciler, "references", ()))}
 
 
 def cluster_resync(config: Mapping[str, Any], provider: object = None) -> timedelta:
@@ -131,7 +135,7 @@ async def start_controllers(application: Application) -> ControllerManager:
     found = reconcilers(application.services, networking, cluster_context, compute_context, bare_metal_context)
     manager = ControllerManager(
         found,
-        feed=StoreChangeFeed(store, application.wakeup),
+        feed=StoreChangeFeed(store, application.wakeup, references=change_references(found)),
         leases=DatabaseLeaseStore(application.engines.writer, application.clock),
         list_keys=list_keys,
         clock=application.clock,

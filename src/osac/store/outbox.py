@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -99,25 +100,44 @@ async def prune(store: Store, older_than: datetime) -> int:
 
 @dataclass(frozen=True)
 class Change:
-    """One committed change in the outbox: which object, at which revision."""
+    """One committed change in the outbox: which object, at which revision, and the objects it
+    refers to as (kind, id) where the feed was asked for them (``StoreChangeFeed``'s
+    ``references``): an external IP attachment names its target, whose reconciler may be in
+    another process than the attachment's."""
 
     revision: int
     kind: str
     object_id: str
+    refers_to: tuple[tuple[str, str], ...] = ()
+
+
+#: Per kind, the spec fields whose value is the id of an object of another kind: (field, kind).
+References = Mapping[str, Sequence[tuple[str, str]]]
 
 
 class StoreChangeFeed:
-    """The controllers' view of the outbox: which objects changed after a revision."""
+    """The controllers' view of the outbox: which objects changed after a revision, with the
+    references the events' data hold for the kinds in ``references`` (read in the same
+    statement, from the changed object's stored spec)."""
 
-    def __init__(self, store: Store, wakeup: Wakeup, poll_interval: float = 1.0) -> None:
+    def __init__(self, store: Store, wakeup: Wakeup, poll_interval: float = 1.0,
+                 references: References | None = None) -> None:
         self.store = store
         self.wakeup = wakeup
         self.poll_interval = poll_interval
+        self._referred = [kind for fields in (references or {}).values() for _, kind in fields]
+        self._statement = statements.changes_after(references or {})
 
     async def changes_after(self, revision: int, limit: int) -> list[Change]:
         async with self.store.read(snapshot=False) as tx:
-            rows = await tx.conn.execute(statements.CHANGES_AFTER, {"revision": revision, "limit": limit})
-            return [Change(*row) for row in rows]
+            rows = await tx.conn.execute(self._statement, {"revision": revision, "limit": limit})
+            return [self._change(row) for row in rows]
+
+    def _change(self, row: Sequence[Any]) -> Change:
+        if not self._referred:
+            return Change(row[0], row[1], row[2])
+        refers_to = tuple((kind, ref) for kind, ref in zip(self._referred, row[3:], strict=True) if ref)
+        return Change(row[0], row[1], row[2], refers_to)
 
     async def wait(self, timeout: float) -> None:
         await self.wakeup.wait(self.wakeup.latest, min(timeout, self.poll_interval))

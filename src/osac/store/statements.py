@@ -13,6 +13,7 @@ values written.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
@@ -24,6 +25,7 @@ from sqlalchemy import (
     Text,
     Update,
     bindparam,
+    case,
     cast,
     func,
     insert,
@@ -104,9 +106,18 @@ def advance_revision(notify: bool) -> Update:
 
 INSERT_EVENTS = insert(schema.events)
 INSERT_LIFECYCLE_EVENT = insert(schema.lifecycle_events)
-CHANGES_AFTER = (
-    select(schema.events.c.revision, schema.events.c.kind, schema.events.c.object_id)
-    .where(schema.events.c.revision > bindparam("revision"))
-    .order_by(schema.events.c.revision)
-    .limit(bindparam("limit"))
-)
+
+
+def changes_after(references: Mapping[str, Sequence[tuple[str, str]]]) -> Select[Any]:
+    """The change feed's page: revision, kind and id of each event after ``revision``, then for
+    each (kind, (field, referred kind)) of ``references`` the value of ``spec.<field>`` in the
+    events of that kind (NULL in the others)."""
+    events = schema.events
+    referred = [
+        case((events.c.kind == kind, events.c.data[("spec", field)].as_string()))
+        for kind, fields in references.items() for field, _ in fields
+    ]
+    return (select(events.c.revision, events.c.kind, events.c.object_id, *referred)
+            .where(events.c.revision > bindparam("revision"))
+            .order_by(events.c.revision)
+            .limit(bindparam("limit")))

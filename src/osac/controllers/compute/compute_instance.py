@@ -41,7 +41,6 @@ safety net.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -191,18 +190,12 @@ class ComputeInstanceReconciler(ObjectReconciler):
         self.own_writes = OwnWrites()
         #: What each instance (in this process) waits for: tenant, attachments, children.
         self.waiters = Waiters()
-        #: The instance an attachment targets, by attachment id and target kind, as the attachment
-        #: reconciler of this process follows it (``ExternalIPAttachmentReconciler.targets_of``).
-        self.attachment_targets: Callable[[str, str], tuple[str, ...]] | None = None
 
     def dependents(self, kind: str, object_id: str) -> tuple[str, ...]:
-        """The instances waiting for the object that changed; for an external IP attachment also
-        the instance it targets (``attachment_targets``), so an attachment made for a running
-        instance gives it its external address at once."""
-        waiting = self.waiters.dependents(kind, object_id)
-        if kind == "external_ip_attachment" and self.attachment_targets is not None:
-            return tuple(dict.fromkeys((*waiting, *self.attachment_targets(object_id, KIND))))
-        return waiting
+        """The instances waiting for the object that changed. (An external IP attachment's change
+        queues the instance it targets through the change feed: ``ExternalIPAttachmentReconciler
+        .references``.)"""
+        return self.waiters.dependents(kind, object_id)
 
     # -- the pass ---------------------------------------------------------------------------------
 

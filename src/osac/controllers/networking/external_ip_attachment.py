@@ -88,6 +88,9 @@ class ExternalIPAttachmentReconciler(ProvisioningReconciler):
     of its external IP or its target (an address, ALLOCATED, a deletion) queues it
     (``dependents``)."""
     kind = "external_ip_attachment"
+    #: An attachment's change queues its target (the change feed reads these spec fields): a VM's
+    #: status shows its external address, whichever process reconciles the VM.
+    references = TARGETS
 
     def __init__(self, services: Services, networking: NetworkingContext) -> None:
         super().__init__(services, networking)
@@ -102,12 +105,6 @@ class ExternalIPAttachmentReconciler(ProvisioningReconciler):
         """Not only while provisioning: a READY attachment re-programs when the target's address
         changes, and any attachment is detached when its target goes."""
         return not is_deleting(obj)
-
-    def targets_of(self, attachment_id: str, kind: str) -> tuple[str, ...]:
-        """The ``kind`` object (a compute instance, ...) the attachment targets, as this process
-        follows it: nothing once it is being deleted, or if another process reconciles
-        attachments. Lets the target's reconciler act on an attachment it has not read yet."""
-        return tuple(object_id for followed, object_id in self.waiters.awaited_by(attachment_id) if followed == kind)
 
     async def reconcile(self, key: ObjectKey) -> Result:
         async with self.store.read() as tx:

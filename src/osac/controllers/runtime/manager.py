@@ -49,6 +49,11 @@ Guarantees of the runtime
 * A reconciler with ``dependents(kind, object_id) -> Iterable[str]`` is told of every change of
   the other kinds and gets the ids it names queued (an external IP attachment follows its
   target's address this way instead of polling it).
+* A change that refers to other objects (`Change.refers_to`: the feed reads, for the kinds
+  whose reconciler declares ``references = ((field, kind), ...)``, the ids in those spec fields
+  of the changed object) queues each referred object with its own kind's controller, wherever
+  the changed object's own controller runs: an external IP attachment made by one process
+  reaches its target's reconciler in another through the outbox alone.
 * Nothing is lost while a controller is down: when it starts (process start, or taking over the
   lease of another process) it enqueues every key of its kind at once, and then every
   ``resync_period`` lists them again and gives each a timer at its own slot within the next
@@ -1105,6 +1110,10 @@ class ControllerManager:
                 controller = self._controllers.get(change.kind)
                 if controller is not None:
                     controller.enqueue_change(change.object_id, change.revision)
+                for kind, object_id in change.refers_to:
+                    referred = self._controllers.get(kind)
+                    if referred is not None:
+                        referred.enqueue(object_id)
                 for follower in self._followers:
                     follower.enqueue_dependents(change.kind, change.object_id)
             if changes:

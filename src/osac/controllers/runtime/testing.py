@@ -29,8 +29,8 @@ class InMemoryChangeLog:
     def revision(self) -> int:
         return len(self._changes)
 
-    def append(self, kind: str, object_id: str) -> Change:
-        change = Change(revision=len(self._changes) + 1, kind=kind, object_id=object_id)
+    def append(self, kind: str, object_id: str, refers_to: tuple[tuple[str, str], ...] = ()) -> Change:
+        change = Change(revision=len(self._changes) + 1, kind=kind, object_id=object_id, refers_to=refers_to)
         self._changes.append(change)
         for feed in list(self._feeds):
             feed.notify()

@@ -1,0 +1,64 @@
+"""The controllers' change feed: each change's kind, id and revision, and for the kinds asked
+for, the objects it refers to, read from the event in the same statement, on both databases."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from google.protobuf.message import Message
+
+from osac.clock import FakeClock
+from osac.controllers.networking.external_ip_attachment import TARGETS
+from osac.model import registry
+from osac.store.engine import create_engines
+from osac.store.objects import Store
+from osac.store.outbox import Change, StoreChangeFeed
+from osac.store.wakeup import Wakeup
+
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+ATTACHMENT = registry.get("external_ip_attachment")
+NETWORK = registry.get("virtual_network")
+
+
+def _id(index: int) -> str:
+    return f"00000000-0000-7000-8000-{index:012d}"
+
+
+def _object(kind_name: str, index: int, **spec: str) -> Message:
+    message = registry.get(kind_name).private_class()(id=_id(index))
+    message.metadata.name = f"o-{index}"
+    message.metadata.tenant = "acme"
+    message.metadata.version = 1
+    message.metadata.creation_timestamp.FromDatetime(NOW)
+    for field, value in spec.items():
+        setattr(message.spec, field, value)  # type: ignore[attr-defined]
+    return message
+
+
+@pytest.fixture
+async def store(db_url: str):
+    store = Store(create_engines(db_url), FakeClock(NOW))
+    try:
+        yield store
+    finally:
+        await store.engines.dispose()
+
+
+async def test_changes_name_the_objects_they_refer_to(store: Store) -> None:
+    to_vm = _object("external_ip_attachment", 1, external_ip="eip-1", compute_instance="vm-1")
+    to_cluster = _object("external_ip_attachment", 2, external_ip="eip-2", cluster="cl-1")
+    network = _object("virtual_network", 3, ipv4_cidr="10.0.0.0/16")
+    async with store.write() as tx:
+        for kind, message in ((ATTACHMENT, to_vm), (ATTACHMENT, to_cluster), (NETWORK, network)):
+            await tx.insert(kind, message)
+    referring = StoreChangeFeed(store, Wakeup(), references={"external_ip_attachment": TARGETS})
+    plain = StoreChangeFeed(store, Wakeup())
+
+    assert await referring.changes_after(0, 10) == [
+        Change(1, "external_ip_attachment", _id(1), (("compute_instance", "vm-1"),)),
+        Change(2, "external_ip_attachment", _id(2), (("cluster", "cl-1"),)),
+        Change(3, "virtual_network", _id(3)),
+    ]
+    assert await plain.changes_after(1, 10) == [Change(2, "external_ip_attachment", _id(2)),
+                                                Change(3, "virtual_network", _id(3))]
