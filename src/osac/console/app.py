@@ -60,9 +60,9 @@ class Console:
 
     def __init__(self, deps: ConsoleDeps) -> None:
         self.deps = deps
-        self.sessions = Sessions()
-        self.codes = SignInCodes(deps.clock)
-        self.oidc = OidcSignIn(deps.issuers, deps.clock, deps.verify, deps.verify_id_token)
+        self.sessions = Sessions(deps.sign_ins, deps.clock)
+        self.codes = SignInCodes(deps.sign_ins, deps.clock)
+        self.oidc = OidcSignIn(deps.issuers, deps.clock, deps.verify, deps.verify_id_token, deps.sign_ins)
         self.patternfly = patternfly_dir()
         self.templates = Environment(loader=FileSystemLoader(HERE / "templates"),
                                      autoescape=select_autoescape(["html"]), trim_blocks=True, lstrip_blocks=True)
@@ -89,13 +89,13 @@ class Console:
     # -- sessions ------------------------------------------------------------------------------
 
     async def signed_in(self, request: Request) -> tuple[Session, Caller] | None:
-        session = self.sessions.get(request.cookies.get(COOKIE))
+        session = await self.sessions.get(request.cookies.get(COOKIE))
         if session is None:
             return None
         try:
             subject = await self.deps.verify(f"Bearer {session.token}")
         except auth_errors.AuthError:
-            self.sessions.close(session.id)
+            await self.sessions.close(session.id)
             return None
         return session, Caller(subject, private=subject.is_provider_admin)
 
@@ -135,9 +135,9 @@ class Console:
             return "refused: the form's CSRF token is missing or wrong; reload the page and try again"
         return ""
 
-    def open_session(self, token: str, next_path: str = "/", response: Response | None = None) -> Response:
+    async def open_session(self, token: str, next_path: str = "/", response: Response | None = None) -> Response:
         """A new session for ``token``, its cookie on ``response`` (default: a redirect to ``next_path``)."""
-        session = self.sessions.open(token)
+        session = await self.sessions.open(token)
         if response is None:
             response = RedirectResponse(_local(next_path), status_code=303)
         response.set_cookie(COOKIE, session.id, httponly=True, samesite="strict", path="/")
@@ -154,7 +154,7 @@ class Console:
         except auth_errors.AuthError as error:
             return JSONResponse({"code": 16, "message": str(error), "details": []}, status_code=401)
         token = (authorization or "").split(" ", 1)[-1].strip()
-        code = self.codes.issue(token)
+        code = await self.codes.issue(token)
         url = f"{request.url.scheme}://{request.headers.get('host', request.url.netloc)}{SIGN_IN}?code={code}"
         return JSONResponse({"url": url, "expires_in_seconds": 60})
 
@@ -166,7 +166,7 @@ class Console:
         code = request.query_params.get("code")
         if code is None:
             return self.sign_in_page(next_path=_local(request.query_params.get("next", "/")))
-        token = self.codes.redeem(code)
+        token = await self.codes.redeem(code)
         if token is None:
             return self.sign_in_page(401, error="this sign-in code is unknown, used or expired (codes are valid "
                                                 "once, for 60 seconds); run 'osac console' again")
@@ -174,7 +174,7 @@ class Console:
             await self.deps.verify(f"Bearer {token}")
         except auth_errors.AuthError as error:
             return self.sign_in_page(401, error=str(error))
-        return self.open_session(token)
+        return await self.open_session(token)
 
     async def oidc_start(self, request: Request) -> Response:
         """``GET /console/oidc/{number}/start?next=``: off to the issuer's authorization endpoint."""
@@ -211,7 +211,7 @@ class Console:
         # A page of our own moves on to next_path: a navigation that began at the issuer's site
         # would not carry the SameSite=Strict session cookie, a same-site one from this page does.
         landing = self.html("signed_in.html", title="Signed in", next=next_path)
-        return self.open_session(token, response=landing)
+        return await self.open_session(token, response=landing)
 
     async def dev_sign_in(self, request: Request) -> Response:
         issuer = self.deps.dev_issuer
@@ -240,17 +240,17 @@ class Console:
         if role is not Role.PROVIDER_ADMIN and not tenants:
             return self.error_page(request, 400, f"tenant: required for the role {role.value}; name its tenant")
         token = issuer.mint(values["user"], tenants, role)
-        return self.open_session(token, str(form.get("next", "/")))
+        return await self.open_session(token, str(form.get("next", "/")))
 
     async def sign_out(self, request: Request) -> Response:
         found = await self.signed_in(request)
-        session = self.sessions.get(request.cookies.get(COOKIE))
+        session = await self.sessions.get(request.cookies.get(COOKIE))
         if session is not None:
             refusal = await self._csrf_refusal(request, session.csrf)
             if refusal:
                 return self.error_page(request, 403, refusal)
         del found
-        self.sessions.close(request.cookies.get(COOKIE))
+        await self.sessions.close(request.cookies.get(COOKIE))
         response = RedirectResponse(f"{SIGN_IN}?signed_out=1", status_code=303)
         response.delete_cookie(COOKIE, path="/")
         return response

@@ -10,6 +10,7 @@ from osac.auth.dev_issuer import DevIssuer
 from osac.auth.issuers import TrustedIssuer
 from osac.auth.subject import Subject
 from osac.clock import Clock
+from osac.console.sessions import SignInStore
 from osac.services.core.catalog import Services
 from osac.services.streams.events import EventsService
 from osac.services.streams.lifecycle_events import LifecycleEventsService
@@ -29,6 +30,8 @@ class ConsoleDeps:
     lifecycle_events: LifecycleEventsService
     verify: Verify
     clock: Clock
+    #: Sessions, sign-in codes and pending OIDC sign-ins, shared by the API processes.
+    sign_ins: SignInStore
     #: The development issuer; None outside development mode (no development sign-in page).
     dev_issuer: DevIssuer | None = None
     #: The trusted issuers, in configuration order; those with ``console`` settings are offered

@@ -18,10 +18,9 @@ import base64
 import hashlib
 import hmac
 import secrets
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
@@ -33,6 +32,7 @@ from osac.auth.errors import AuthError
 from osac.auth.issuers import TrustedIssuer
 from osac.clock import Clock
 from osac.console.deps import Verify, VerifyIdToken
+from osac.console.sessions import SignInStore
 
 PENDING_TTL = timedelta(minutes=10)
 """How long a started sign-in waits for the identity provider's answer."""
@@ -50,6 +50,8 @@ COOKIE = "osac_console_oidc"
 """The pre-session cookie binding a started sign-in to its browser (SameSite=Lax, see docs)."""
 
 AGAIN = "start again from the sign-in page"
+#: The sign-in store's kind of a started sign-in.
+PENDING = "oidc"
 
 
 class SignInRefused(Exception):
@@ -82,13 +84,18 @@ class Endpoints:
 
 @dataclass(frozen=True)
 class _Pending:
+    """A started sign-in, kept as ``oidc`` in the sign-in store by its ``state``."""
+
     provider: Provider
     binding: str
     nonce: str
     verifier: str
     redirect_uri: str
     next_path: str
-    expires_at: datetime
+
+    def stored(self) -> dict[str, Any]:
+        return {"provider": self.provider.number, "binding": self.binding, "nonce": self.nonce,
+                "verifier": self.verifier, "redirect_uri": self.redirect_uri, "next_path": self.next_path}
 
 
 def code_challenge(verifier: str) -> str:
@@ -98,21 +105,23 @@ def code_challenge(verifier: str) -> str:
 
 
 class OidcSignIn:
-    """The pending sign-ins of one process and the issuers' endpoints.
+    """The pending sign-ins (in the sign-in store, so the callback may reach another API process
+    than the start) and the issuers' endpoints.
 
     ``http`` is the client for discovery and token requests; without one, each request opens a
     short-lived client with ``HTTP_TIMEOUT``.
     """
 
     def __init__(self, issuers: Sequence[TrustedIssuer], clock: Clock, verify: Verify,
-                 verify_id_token: VerifyIdToken | None, http: httpx.AsyncClient | None = None) -> None:
+                 verify_id_token: VerifyIdToken | None, sign_ins: SignInStore,
+                 http: httpx.AsyncClient | None = None) -> None:
         self.providers = [Provider(number, trusted.issuer, trusted.console)
                           for number, trusted in enumerate(issuers) if trusted.console is not None]
         self._clock = clock
         self._verify = verify
         self._verify_id_token = verify_id_token
         self._http = http
-        self._pending: OrderedDict[str, _Pending] = OrderedDict()
+        self._sign_ins = sign_ins
         self._endpoints: dict[int, tuple[Endpoints, float]] = {}
 
     def provider(self, number: int) -> Provider | None:
@@ -126,12 +135,10 @@ class OidcSignIn:
         :raises SignInRefused: the issuer's endpoints cannot be read (503).
         """
         endpoints = await self.endpoints(provider)
-        self._forget_expired()
         state, nonce, verifier = secrets.token_urlsafe(32), secrets.token_urlsafe(32), secrets.token_urlsafe(64)
-        self._pending[state] = _Pending(provider, binding, nonce, verifier, redirect_uri, next_path,
-                                        self._clock.now() + PENDING_TTL)
-        while len(self._pending) > PENDING_CAPACITY:
-            self._pending.popitem(last=False)
+        pending = _Pending(provider, binding, nonce, verifier, redirect_uri, next_path)
+        await self._sign_ins.put(PENDING, state, pending.stored(), self._clock.now() + PENDING_TTL,
+                                 capacity=PENDING_CAPACITY)
         query = urlencode({
             "response_type": "code", "client_id": provider.client.client_id, "redirect_uri": redirect_uri,
             "scope": " ".join(provider.client.scopes), "state": state, "nonce": nonce,
@@ -182,8 +189,8 @@ class OidcSignIn:
             if error:
                 raise SignInRefused(401, f"the identity provider did not sign you in: {_idp_error(answer)}; {AGAIN}")
             raise SignInRefused(400, f"the identity provider's answer carries no state; {AGAIN}")
-        pending = self._pending.pop(state, None)
-        if pending is None or self._clock.now() >= pending.expires_at:
+        pending = self._pending(await self._sign_ins.take(PENDING, state))
+        if pending is None:
             raise SignInRefused(400, "this sign-in is unknown, already used or expired (a sign-in is valid once, "
                                      f"for {int(PENDING_TTL.total_seconds() // 60)} minutes); {AGAIN}")
         if not binding or not hmac.compare_digest(pending.binding, binding):
@@ -273,10 +280,13 @@ class OidcSignIn:
         async with httpx.AsyncClient(timeout=HTTP_TIMEOUT) as client:
             return await client.request(method, url, **kwargs)
 
-    def _forget_expired(self) -> None:
-        now = self._clock.now()
-        for state in [state for state, pending in self._pending.items() if now >= pending.expires_at]:
-            del self._pending[state]
+    def _pending(self, stored: Mapping[str, Any] | None) -> _Pending | None:
+        """A stored sign-in, if its issuer still offers console sign-in."""
+        provider = self.provider(int(stored["provider"])) if stored is not None else None
+        if stored is None or provider is None:
+            return None
+        return _Pending(provider, str(stored["binding"]), str(stored["nonce"]), str(stored["verifier"]),
+                        str(stored["redirect_uri"]), str(stored["next_path"]))
 
 
 def _discovery_problem(document: Any, issuer: str) -> str:

@@ -45,6 +45,7 @@ from osac.services.streams.lifecycle_events import LifecycleEventsService
 from osac.store import outbox
 from osac.store.engine import Engines, create_engines, migrate_async
 from osac.store.objects import Store
+from osac.store.sign_ins import DatabaseSignIns
 from osac.store.wakeup import Wakeup, listen_postgres
 from osac.tasks import raise_if_cancelled
 
@@ -113,6 +114,8 @@ class Application:
         await migrate_async(url)
         self.engines = create_engines(url)
         self.store = Store(self.engines, self.clock, on_commit=self.wakeup.notify)
+        #: The console's sessions, sign-in codes and pending OIDC sign-ins (every process shares them).
+        self.sign_ins = DatabaseSignIns(self.engines, self.clock)
         self.services = Services(self.store, BEHAVIOURS, settings.config)
         self.managers = load_managers(
             settings.config, clock=self.clock, engine=self.engines.writer, reader=self.engines.reader
@@ -221,7 +224,7 @@ class Application:
         log.info("HTTP listening on %s", _with_port(self.settings.http_address, self.http_port))
 
     async def _maintenance(self) -> None:
-        """Retention of the outbox and of lifecycle events."""
+        """Retention of the outbox and of lifecycle events; expired console sign-ins."""
         from osac.store import lifecycle
 
         while True:
@@ -229,9 +232,10 @@ class Application:
                 await outbox.prune(self.store, self.clock.now() - self.settings.retention)
                 async with self.store.write() as tx:
                     await lifecycle.prune(tx, self.settings.lifecycle_retention)
+                await self.sign_ins.prune()
             except Exception as error:  # the next round tries again
                 raise_if_cancelled(error)
-                log.warning("pruning the outbox and lifecycle events failed", exc_info=True)
+                log.warning("pruning the outbox, lifecycle events and console sign-ins failed", exc_info=True)
             await asyncio.sleep(MAINTENANCE_INTERVAL)
 
     async def _credential(self, kind_name: str, object_id: str, name: str) -> str:

@@ -170,6 +170,7 @@ def build_http_app(application: Application) -> Starlette:
         lifecycle_events=application.lifecycle_events,
         verify=application.verifier.verify,
         clock=application.clock,
+        sign_ins=application.sign_ins,
         dev_issuer=application.dev_issuer,
         issuers=application.trusted_issuers,
         verify_id_token=application.verifier.verify_id_token,

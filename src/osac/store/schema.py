@@ -15,6 +15,7 @@ from sqlalchemy import (
     Index,
     Integer,
     MetaData,
+    PrimaryKeyConstraint,
     SmallInteger,
     String,
     Table,
@@ -72,6 +73,20 @@ leases = Table(
     Column("name", String(128), primary_key=True),
     Column("holder", String(128), nullable=False),
     Column("expires_at", DateTime(timezone=True), nullable=False),
+)
+
+#: The web console's sign-in state (``store/sign_ins.py``): sessions, one-time sign-in codes and
+#: pending OpenID Connect sign-ins, by kind and the SHA-256 of their secret key, each until
+#: ``expires_at``; in the database so that every API process of a deployment shares them.
+console_sign_ins = Table(
+    "console_sign_ins",
+    metadata,
+    Column("kind", String(16), nullable=False),
+    Column("key_hash", String(64), nullable=False),
+    Column("data", JSONData, nullable=False),
+    Column("expires_at", DateTime(timezone=True), nullable=False),
+    PrimaryKeyConstraint("kind", "key_hash"),
+    Index(None, "kind", "expires_at"),
 )
 
 #: Named notices about objects (api.md §7.4); written by the service in the change's transaction.
