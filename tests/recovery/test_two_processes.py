@@ -9,6 +9,7 @@ once, through the change feed alone."""
 from __future__ import annotations
 
 import asyncio
+import os
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -230,6 +231,49 @@ async def test_an_attachment_reconciled_by_one_process_reaches_a_running_vm_reco
 
             # well before the VMs' own periodic look: the attachment's change queued each VM
             await _until(addressed, 15)
+    finally:
+        for server in servers:
+            server.stop()
+
+
+@pytest.mark.timeout(300)
+async def test_a_fault_set_through_one_process_reaches_the_vm_another_process_reconciles(
+    new_pg_database: str, tmp_path: Path
+) -> None:
+    db_url = new_pg_database
+    servers = [ServerProcess(tmp_path / "data", db_url, speed="instant") for _ in range(2)]
+    try:
+        for server in servers:
+            await server.start()
+        even = [DEFAULT_SHARDS // 2, DEFAULT_SHARDS // 2]
+        await _until(lambda: sorted(_shard_holders(db_url).values()) == even, 30)
+        await _acme(servers[0])
+        owners = _shard_owners(db_url)
+        holder = {f"{os.uname().nodename}-{server.pid}": server for server in servers}
+        assert sorted(holder) == sorted(set(owners.values()))
+        async with servers[0].client(Role.TENANT_ADMIN, ("acme",), "alice") as alice:
+            created = await alice.post(f"{PUBLIC}/compute_instances", json={
+                "metadata": {"name": "vm-paused"}, "spec": {"template": "fedora"}})
+            assert created.status_code == 200, created.text
+            vm_id = created.json()["id"]
+
+            async def vm_state(expected: str) -> bool:
+                vm = await get_json(alice, f"{PUBLIC}/compute_instances/{vm_id}")
+                return vm["status"].get("state") == expected
+
+            await _until(lambda: vm_state("COMPUTE_INSTANCE_STATE_RUNNING"), 120)
+            # the fault is set through the process that does not reconcile the VM
+            elsewhere = next(server for name, server in holder.items() if name != owners[shard_of(vm_id, DEFAULT_SHARDS)])
+            async with elsewhere.client() as admin:
+                fault = await admin.post("/api/private/v1/simulator/faults", json={
+                    "fault": "vm_status", "target_kind": "compute_instance", "target_id": vm_id,
+                    "params": {"printable_status": "Paused"}})
+                assert fault.status_code == 200, fault.text
+                # well before the VM's periodic look (30 s): the fault's signal reached its owner
+                await _until(lambda: vm_state("COMPUTE_INSTANCE_STATE_PAUSED"), 10)
+                cleared = await admin.delete(f"/api/private/v1/simulator/faults/{fault.json()['id']}")
+                assert cleared.status_code == 200, cleared.text
+                await _until(lambda: vm_state("COMPUTE_INSTANCE_STATE_RUNNING"), 10)
     finally:
         for server in servers:
             server.stop()

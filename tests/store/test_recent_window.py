@@ -31,3 +31,21 @@ def test_small_events_are_trimmed_by_count() -> None:
     for revision in range(1, 22):
         recent._append(_event(revision, 10))
     assert recent.floor == 11 and len(recent.after(recent.floor)) == 10
+
+
+def test_forms_are_shared_only_for_events_in_the_window() -> None:
+    store: Any = None
+    recent = RecentEvents(store, store, window=10, window_bytes=10_000_000)
+    recent.floor = recent.cursor = 100
+    for revision in range(101, 106):
+        recent._append(_event(revision, 10))
+    built: list[int] = []
+
+    def form(event: StoredEvent) -> object:
+        return recent.decoded(event, "public", lambda: built.append(event.revision) or object())
+
+    inside, replayed = _event(103, 10), _event(42, 10)  # 42: a replay from before the window
+    assert form(inside) is form(inside)
+    assert form(replayed) is not form(replayed)
+    assert built == [103, 42, 42]
+    assert sorted(recent._decoded) == [103]  # nothing kept for the replayed event

@@ -60,6 +60,12 @@ class ServerProcess:
                     pass
                 await asyncio.sleep(0.1)
 
+    @property
+    def pid(self) -> int:
+        """The server process's id (its controllers' lease holder is ``<node name>-<pid>``)."""
+        assert self.process is not None
+        return self.process.pid
+
     def kill(self) -> None:
         """SIGKILL the server and everything it started: no shutdown code runs."""
         assert self.process is not None

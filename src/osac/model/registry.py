@@ -143,6 +143,11 @@ def get(name: str) -> Kind:
     return _BY_NAME[name]
 
 
+def has(name: str) -> bool:
+    """Whether ``name`` is a kind's name."""
+    return name in _BY_NAME
+
+
 def by_message(message: str) -> Kind:
     for kind in KINDS:
         if kind.message == message:

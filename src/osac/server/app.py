@@ -39,6 +39,8 @@ from osac.server.simulated_workloads import (
 )
 from osac.server.simulator_api import Observer, SimulatorEndpoints, SimulatorFaultsEndpoints
 from osac.services.core.catalog import CredentialUnavailable, Services
+from osac.services.core.context import Caller
+from osac.services.core.errors import NotFound
 from osac.services.kinds import BEHAVIOURS
 from osac.services.streams.events import EventsService
 from osac.services.streams.lifecycle_events import LifecycleEventsService
@@ -144,7 +146,7 @@ class Application:
         endpoints.add(f"{protos.PUBLIC}.JsonWebKeySet", JsonWebKeySetEndpoints(self.dev_issuer), False)
         if self.managers.simulator is not None:
             endpoints.add(f"{protos.PRIVATE}.SimulatorFaults",
-                          SimulatorFaultsEndpoints(self.managers.simulator, self.store), True)
+                          SimulatorFaultsEndpoints(self.managers.simulator, self.store, self._fault_elsewhere), True)
             observers: dict[str, Observer] = {}
             observers["cluster"] = self.managers.simulator.clusters.raw_observation
             observers.update(workload_observers(self))
@@ -237,6 +239,18 @@ class Application:
                 raise_if_cancelled(error)
                 log.warning("pruning the outbox, lifecycle events and console sign-ins failed", exc_info=True)
             await asyncio.sleep(MAINTENANCE_INTERVAL)
+
+    async def _fault_elsewhere(self, kind_name: str, object_id: str) -> None:
+        """A simulator fault on an API object changed. The simulated providers of this process
+        sent their notices; when another process reconciles the object (this one runs no
+        controllers, or another owns its shard), a SIGNALED event reaches it through the change
+        feed, as any change of the object would (docs/deploy.md)."""
+        if object_id == "*" or not registry.has(kind_name):
+            return  # every cluster, or a simulated host or fabric: only this process's notices
+        if self.controllers is not None and self.controllers.owns(object_id):
+            return
+        with contextlib.suppress(NotFound):  # a fault may name an object that does not exist (yet)
+            await self.services[kind_name].signal(Caller.system(), object_id)
 
     async def _credential(self, kind_name: str, object_id: str, name: str) -> str:
         """Credentials of a workload, read from its provider."""

@@ -82,12 +82,25 @@ Observer = Callable[[str], Awaitable[Mapping[str, Any]]]
 HostTypes = Callable[[], Awaitable[Mapping[str, Sequence[tuple[str, str]]]]]
 
 
-class SimulatorFaultsEndpoints:
-    """``SimulatorFaults``: create, list and clear fault records (simulator.md §5)."""
+#: ``(target kind, target id)`` after a fault changed: tell the target's reconciler wherever it runs.
+FaultChanged = Callable[[str, str], Awaitable[None]]
 
-    def __init__(self, simulator: SimulatorRuntime, store: Store | None = None) -> None:
+
+class SimulatorFaultsEndpoints:
+    """``SimulatorFaults``: create, list and clear fault records (simulator.md §5). A change
+    reaches the simulated providers of this process at once (``fault_changed``) and, through
+    ``elsewhere``, the reconciler of the target in whichever process owns it."""
+
+    def __init__(self, simulator: SimulatorRuntime, store: Store | None = None,
+                 elsewhere: FaultChanged | None = None) -> None:
         self.simulator = simulator
         self.store = store
+        self.elsewhere = elsewhere
+
+    async def _changed(self, record: FaultRecord) -> None:
+        await self.simulator.fault_changed(record.target_kind, record.target_id)
+        if self.elsewhere is not None:
+            await self.elsewhere(record.target_kind, record.target_id)
 
     async def Create(self, caller: Caller, request: Message) -> Message:
         access.authorize(caller, "simulator_fault", policy.Method.CREATE)
@@ -108,7 +121,7 @@ class SimulatorFaultsEndpoints:
         except InvalidFault as error:
             raise InvalidArgument(f"object.{error.field}: {error.message}") from None
         record = await self.simulator.faults.create(new)
-        await self.simulator.fault_changed(record.target_kind, record.target_id)
+        await self._changed(record)
         return faults_pb.SimulatorFaultsCreateResponse(object=fault_message(record))
 
     async def List(self, caller: Caller, request: Message) -> Message:
@@ -130,7 +143,7 @@ class SimulatorFaultsEndpoints:
         record = await self.simulator.faults.get(fault_id)
         if record is None or not await self.simulator.faults.delete(fault_id):
             raise NotFound(f"SimulatorFault '{fault_id}' not found")
-        await self.simulator.fault_changed(record.target_kind, record.target_id)
+        await self._changed(record)
         return faults_pb.SimulatorFaultsDeleteResponse()
 
     async def _matching(self, items: list[fault_pb.SimulatorFault], expression: str) -> list[fault_pb.SimulatorFault]:

@@ -107,7 +107,11 @@ class RecentEvents:
         return self._events[bisect.bisect_right(self._revisions, position):]
 
     def decoded(self, event: outbox.StoredEvent, form: Any, build: Callable[[], Any]) -> Any:
-        """``build()`` once per (event, form): streams of the same shape share one message."""
+        """``build()`` once per (event, form) while the event is in the window: streams of the
+        same shape share one message. An older event (a replay from before the window) is built
+        for its caller alone, so the forms kept never outlive the window's trimming."""
+        if not self.covers(event.revision - 1) or event.revision > self.cursor:
+            return build()
         forms = self._decoded.setdefault(event.revision, {})
         if form not in forms:
             forms[form] = build()
