@@ -532,9 +532,12 @@ async def inject(server: ServerProcess, fleet: Fleet, rate: float, duration: flo
         "from_ack_p50_ms": ms(percentile(from_ack, 50)),
         "from_ack_p99_ms": ms(percentile(from_ack, 99)),
         "call_p99_ms": ms(percentile(calls, 99)),
-        **histogram_delta(before, after),
-        "queue_depth_max": int(queue.depth_max),
-        "oldest_wait_max_s": round(queue.oldest_max_s, 2),
+        # the histogram and the queue are each process's own: with several workers, a scrape
+        # reaches one of them, so those columns are left empty (the e2e ones cover them all)
+        **(histogram_delta(before, after) if server.workers == 1 else
+           dict.fromkeys(histogram_delta(after, after), "")),
+        "queue_depth_max": int(queue.depth_max) if server.workers == 1 else "",
+        "oldest_wait_max_s": round(queue.oldest_max_s, 2) if server.workers == 1 else "",
         "server_cpu": round(cpu["server"], 2),
         "client_cpu": round(cpu["client"], 2),
         "pg_cpu": round(cpu["postgres"], 2) if server.db_url.startswith("postgresql") else "",
@@ -547,12 +550,13 @@ async def inject(server: ServerProcess, fleet: Fleet, rate: float, duration: flo
 
 
 async def one_database(db: str, clusters: int, per_tenant: int, rates: Sequence[float], duration: float,
-                       concurrency: int, settle: float, ready_timeout: float, seed: int) -> list[dict[str, Any]]:
-    """One fleet on a fresh server, then one change phase per rate (in the order given) on it;
-    one row per phase."""
+                       concurrency: int, settle: float, ready_timeout: float, seed: int,
+                       workers: int = 1) -> list[dict[str, Any]]:
+    """One fleet on a fresh server (``workers`` processes, each with API and controllers), then
+    one change phase per rate (in the order given) on it; one row per phase."""
     with workdir() as directory, scratch_database(db, directory) as url, \
             ServerProcess(url, directory / "data", controllers=True, bootstrap=None,
-                          simulator_speed="instant") as server:
+                          simulator_speed="instant", workers=workers) as server:
         tenants = tenant_names(clusters, per_tenant)
         await onboard(server, tenants)
         fleet = Fleet()
@@ -563,7 +567,7 @@ async def one_database(db: str, clusters: int, per_tenant: int, rates: Sequence[
             for rate in rates:
                 fleet.idle = sorted(set(fleet.ready_at) - set(fleet.in_flight))
                 changes = await inject(server, fleet, rate, duration, settle, seed)
-                rows.append({"db": db, **setup, "rate": rate, "duration_s": duration, **changes})
+                rows.append({"db": db, "workers": workers, **setup, "rate": rate, "duration_s": duration, **changes})
                 print(f"# {json.dumps(rows[-1])}", file=sys.stderr, flush=True)  # progress
         return rows
 
@@ -578,18 +582,19 @@ async def benchmark(
     settle: float = 30.0,
     ready_timeout: float = 3600.0,
     seed: int = 17,
+    workers: int = 1,
 ) -> list[dict[str, Any]]:
     """One fleet per database, each on a fresh server; one row per database and rate."""
     rows = []
     for db in databases:
         rows.extend(await one_database(db, clusters, clusters_per_tenant, rates, duration, concurrency, settle,
-                                       ready_timeout, seed))
+                                       ready_timeout, seed, workers))
     return rows
 
 
 SETUP_COLUMNS = ("db", "clusters", "tenants", "creates_per_s", "create_s", "setup_s", "setup_ms_per_cluster",
                  "ready_p50_s", "ready_max_s", "quiesce_s")
-CHANGE_COLUMNS = ("db", "rate", "duration_s", "changes", "skipped", "change_rate", "late_max_ms", "delivered",
+CHANGE_COLUMNS = ("db", "workers", "rate", "duration_s", "changes", "skipped", "change_rate", "late_max_ms", "delivered",
                   "failed_calls", "e2e_p50_ms", "e2e_p99_ms", "e2e_max_ms", "from_ack_p50_ms", "from_ack_p99_ms",
                   "call_p99_ms")
 HISTOGRAM_COLUMNS = ("db", "rate", "hist_count", "hist_mean_ms", "hist_p50_ms", "hist_p99_ms", "hist_max_le_ms",
@@ -613,8 +618,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--ready-timeout", type=float, default=3600.0,
                         help="seconds to wait for every cluster to be READY (default 3600)")
     parser.add_argument("--seed", type=int, default=17, help="seed of the choice of clusters (default 17)")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="server processes, each with API and controllers (osac serve --workers; PostgreSQL)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
     args = parser.parse_args(argv)
+    if args.workers > 1 and args.db != ["postgresql"]:
+        parser.error("--workers above 1 needs --db postgresql (SQLite is one process)")
     if args.clusters < 1 or min(args.rate) <= 0 or args.duration <= 0:
         parser.error("--clusters, --rate and --duration must be positive")
     if not 1 <= args.clusters_per_tenant <= MAX_CLUSTERS_PER_TENANT:
@@ -622,7 +631,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if len(tenant_names(args.clusters, args.clusters_per_tenant)) > MAX_TENANTS:
         parser.error(f"at most {MAX_TENANTS} tenants (one NAT address each from the /24 pool)")
     rows = asyncio.run(benchmark(args.db, args.clusters, args.rate, args.duration, args.clusters_per_tenant,
-                                 args.concurrency, args.settle, args.ready_timeout, args.seed))
+                                 args.concurrency, args.settle, args.ready_timeout, args.seed, args.workers))
     if args.json:
         emit_json("cluster_freshness", {k: v for k, v in vars(args).items() if k != "json"}, rows)
         return

@@ -156,14 +156,14 @@ async def fleet(server: ServerProcess, url: str, vms: int, concurrency: int) -> 
     }
 
 
-async def benchmark(dbs: list[str], sizes: list[int], concurrency: int) -> list[dict[str, Any]]:
+async def benchmark(dbs: list[str], sizes: list[int], concurrency: int, workers: int = 1) -> list[dict[str, Any]]:
     rows = []
     for db in dbs:
         for size in sizes:
             with workdir() as directory, scratch_database(db, directory) as url, \
                     ServerProcess(url, directory / "data", controllers=True, bootstrap=None,
-                                  simulator_speed="instant") as server:
-                rows.append({"db": db, **await fleet(server, url, size, concurrency)})
+                                  simulator_speed="instant", workers=workers) as server:
+                rows.append({"db": db, "workers": workers, **await fleet(server, url, size, concurrency)})
     return rows
 
 
@@ -173,11 +173,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--db", nargs="+", default=["sqlite", "postgresql"], choices=["sqlite", "postgresql"])
     parser.add_argument("--vms", nargs="+", type=int, default=[100, 1000], help="fleet sizes, one run each")
     parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--workers", type=int, default=1,
+                        help="server processes, each with API and controllers (osac serve --workers; PostgreSQL)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    if args.workers > 1 and args.db != ["postgresql"]:
+        parser.error("--workers above 1 needs --db postgresql (SQLite is one process)")
     if not all(1 <= size <= MAX_VMS for size in args.vms):
         parser.error(f"--vms must be 1-{MAX_VMS} (external addresses: the /24 and /22 pools less the NAT gateway's)")
-    rows = asyncio.run(benchmark(args.db, args.vms, args.concurrency))
+    rows = asyncio.run(benchmark(args.db, args.vms, args.concurrency, args.workers))
     if args.json:
         emit_json("vm_fleet", {k: v for k, v in vars(args).items() if k != "json"}, rows)
     else:

@@ -166,6 +166,13 @@ class Tx:
         found = await self.find(kind, table.c.name == name, tenants=frozenset({tenant}), limit=1)
         return found[0] if found else None
 
+    async def is_deleting(self, kind: Kind, name: str, tenant: str) -> bool | None:
+        """Whether the live object of ``kind`` named ``name`` in ``tenant`` is being deleted;
+        None when there is none. One column of one row: no object is read."""
+        rows = (await self.conn.execute(statements.deletion_by_name(kind.name),
+                                        {"name": name, "tenant": tenant})).all()
+        return None if not rows else rows[0][0] is not None
+
     async def existing(self, kind: Kind, object_ids: Iterable[str]) -> set[str]:
         """Which of ``object_ids`` are live objects of ``kind``."""
         table = LIVE[kind.name]
@@ -361,7 +368,7 @@ def _parse(text: str | None) -> datetime | None:
     # Fixed-width storage form: drop nanoseconds beyond microseconds.
     base, _, fraction = text.rstrip("Z").partition(".")
     micro = int((fraction or "0").ljust(6, "0")[:6])
-    return datetime.strptime(base, "%Y-%m-%dT%H:%M:%S").replace(microsecond=micro, tzinfo=UTC)
+    return datetime.fromisoformat(base).replace(microsecond=micro, tzinfo=UTC)
 
 
 #: SQLSTATEs of a transaction PostgreSQL aborted because of a concurrent one: deadlock detected,

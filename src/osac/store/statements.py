@@ -58,6 +58,14 @@ def version_by_id(kind_name: str) -> Select[Any]:
 
 
 @cache
+def deletion_by_name(kind_name: str) -> Select[Any]:
+    """``deletion_timestamp`` of the object named ``name`` in ``tenant`` (no row: none such)."""
+    table = LIVE[kind_name]
+    return select(table.c.deletion_timestamp).where(table.c.name == bindparam("name"),
+                                                    table.c.tenant == bindparam("tenant"))
+
+
+@cache
 def insert_object(kind_name: str) -> Insert:
     return insert(LIVE[kind_name])
 

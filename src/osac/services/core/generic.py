@@ -112,12 +112,16 @@ class KindService:
 
     async def _load(self, tx: Tx, caller: Caller, object_id: str, lock: Lock | None = None) -> Message:
         table = LIVE[self.kind.name]
-        found = await tx.find(
-            self.kind, table.c.id == object_id, *self._visibility(caller), tenants=self._tenants(caller), lock=lock
-        )
-        if not found:
+        visibility = self._visibility(caller)
+        if not visibility and lock is None:  # the common read: the store's prebuilt statement
+            obj = await tx.get(self.kind, object_id, self._tenants(caller))
+        else:
+            found = await tx.find(self.kind, table.c.id == object_id, *visibility, tenants=self._tenants(caller),
+                                  lock=lock)
+            obj = found[0] if found else None
+        if obj is None:
             raise NotFound(f"{self.kind.message} '{object_id}' not found")
-        return found[0]
+        return obj
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -255,12 +259,10 @@ class KindService:
     async def _require_live_tenant(self, tx: Tx, tenant: str) -> None:
         from osac.model import registry
 
-        tenant_kind = registry.get("tenant")
-        table = LIVE["tenant"]
-        found = await tx.find(tenant_kind, table.c.name == tenant, table.c.tenant == tenant)
-        if not found:
+        deleting = await tx.is_deleting(registry.get("tenant"), tenant, tenant)
+        if deleting is None:
             raise FailedPrecondition(f"tenant '{tenant}' does not exist; a provider admin must create it first")
-        if metadata_of(found[0]).HasField("deletion_timestamp"):
+        if deleting:
             raise FailedPrecondition(f"tenant '{tenant}' is being deleted; no new objects can be created in it")
 
     # -- update --------------------------------------------------------------------------------
