@@ -24,6 +24,8 @@ from osac.store.engine import sync_url
 from tests.support.server_process import ServerProcess, catalogue_ready, get_json
 
 FLEET = 100
+#: Creates in flight at once (as many as bench/vm_fleet.py's clients).
+CLIENTS = 8
 PUBLIC = "/api/fulfillment/v1"
 AUTO = "osac.openshift.io/auto-provisioned"
 #: Short leases, so that the survivor takes over within seconds.
@@ -99,10 +101,13 @@ async def test_a_killed_process_s_shards_are_taken_over_and_its_vms_finish_witho
         await _acme(servers[0])
         clients = [server.client(Role.TENANT_ADMIN, ("acme",), "alice") for server in servers]
         try:
+            creating = asyncio.Semaphore(CLIENTS)
+
             async def create(index: int) -> None:
-                response = await clients[index % 2].post(f"{PUBLIC}/compute_instances", json={
-                    "metadata": {"name": f"vm-{index:02}"},
-                    "spec": {"template": "fedora", "auto_external_ip_attachment": True}})
+                async with creating:
+                    response = await clients[index % 2].post(f"{PUBLIC}/compute_instances", json={
+                        "metadata": {"name": f"vm-{index:02}"},
+                        "spec": {"template": "fedora", "auto_external_ip_attachment": True}})
                 assert response.status_code == 200, response.text
 
             await asyncio.gather(*(create(index) for index in range(FLEET)))
