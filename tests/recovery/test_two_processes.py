@@ -9,8 +9,10 @@ once, through the change feed alone."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from collections import Counter
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +72,23 @@ async def _acme(server: ServerProcess) -> None:
         await _until(ready, 60)
 
 
+@contextlib.asynccontextmanager
+async def _deployment(db_url: str, data_dir: Path, *args: str) -> AsyncIterator[list[ServerProcess]]:
+    """Two ``osac serve`` on ``db_url``, the shards dealt between them and tenant ``acme`` READY;
+    both stopped (or found killed) at the end."""
+    servers = [ServerProcess(data_dir, db_url, speed="instant", args=args) for _ in range(2)]
+    try:
+        for server in servers:
+            await server.start()
+        even = [DEFAULT_SHARDS // 2, DEFAULT_SHARDS // 2]
+        await _until(lambda: sorted(_shard_holders(db_url).values()) == even, 30)
+        await _acme(servers[0])
+        yield servers
+    finally:
+        for server in servers:
+            server.stop()
+
+
 async def _until(condition: Any, timeout: float, interval: float = 0.2) -> Any:
     """The first true value of ``condition()`` (a coroutine function or a plain one)."""
     async with asyncio.timeout(timeout):
@@ -89,16 +108,7 @@ async def test_a_killed_process_s_shards_are_taken_over_and_its_vms_finish_witho
     db_url = new_pg_database
     config = tmp_path / "osac.yaml"
     config.write_text(CONFIG)
-    servers = [ServerProcess(tmp_path / "data", db_url, speed="instant", args=("--config", str(config)))
-               for _ in range(2)]
-    try:
-        for server in servers:
-            await server.start()
-        # the two processes deal the shards between them
-        even = [DEFAULT_SHARDS // 2, DEFAULT_SHARDS // 2]
-        await _until(lambda: sorted(_shard_holders(db_url).values()) == even, 30)
-
-        await _acme(servers[0])
+    async with _deployment(db_url, tmp_path / "data", "--config", str(config)) as servers:
         clients = [server.client(Role.TENANT_ADMIN, ("acme",), "alice") for server in servers]
         try:
             creating = asyncio.Semaphore(CLIENTS)
@@ -133,9 +143,6 @@ async def test_a_killed_process_s_shards_are_taken_over_and_its_vms_finish_witho
                 await client.aclose()
         async with servers[1].client() as admin:
             pool = (await get_json(admin, "/api/private/v1/external_ip_pools"))["items"][0]["status"]
-    finally:
-        for server in servers:
-            server.stop()
 
     internal = [vm["status"]["internal_ip_address"] for vm in vms]
     external = [vm["status"]["external_ip_address"] for vm in vms]
@@ -177,13 +184,7 @@ async def test_an_attachment_reconciled_by_one_process_reaches_a_running_vm_reco
     new_pg_database: str, tmp_path: Path
 ) -> None:
     db_url = new_pg_database
-    servers = [ServerProcess(tmp_path / "data", db_url, speed="instant") for _ in range(2)]
-    try:
-        for server in servers:
-            await server.start()
-        even = [DEFAULT_SHARDS // 2, DEFAULT_SHARDS // 2]
-        await _until(lambda: sorted(_shard_holders(db_url).values()) == even, 30)
-        await _acme(servers[0])
+    async with _deployment(db_url, tmp_path / "data") as servers:
         owners = _shard_owners(db_url)
         async with servers[0].client() as admin:
             [pool] = (await get_json(admin, "/api/private/v1/external_ip_pools"))["items"]
@@ -236,9 +237,6 @@ async def test_an_attachment_reconciled_by_one_process_reaches_a_running_vm_reco
 
             # well before the VMs' own periodic look: the attachment's change queued each VM
             await _until(addressed, 15)
-    finally:
-        for server in servers:
-            server.stop()
 
 
 @pytest.mark.timeout(300)
@@ -246,13 +244,7 @@ async def test_a_fault_set_through_one_process_reaches_the_vm_another_process_re
     new_pg_database: str, tmp_path: Path
 ) -> None:
     db_url = new_pg_database
-    servers = [ServerProcess(tmp_path / "data", db_url, speed="instant") for _ in range(2)]
-    try:
-        for server in servers:
-            await server.start()
-        even = [DEFAULT_SHARDS // 2, DEFAULT_SHARDS // 2]
-        await _until(lambda: sorted(_shard_holders(db_url).values()) == even, 30)
-        await _acme(servers[0])
+    async with _deployment(db_url, tmp_path / "data") as servers:
         owners = _shard_owners(db_url)
         holder = {f"{os.uname().nodename}-{server.pid}": server for server in servers}
         assert sorted(holder) == sorted(set(owners.values()))
@@ -279,6 +271,3 @@ async def test_a_fault_set_through_one_process_reaches_the_vm_another_process_re
                 cleared = await admin.delete(f"/api/private/v1/simulator/faults/{fault.json()['id']}")
                 assert cleared.status_code == 200, cleared.text
                 await _until(lambda: vm_state("COMPUTE_INSTANCE_STATE_RUNNING"), 10)
-    finally:
-        for server in servers:
-            server.stop()

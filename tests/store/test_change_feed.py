@@ -5,13 +5,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-import pytest
 from google.protobuf.message import Message
 
-from osac.clock import FakeClock
 from osac.controllers.networking.external_ip_attachment import TARGETS
 from osac.model import registry
-from osac.store.engine import create_engines
 from osac.store.objects import Store
 from osac.store.outbox import Change, StoreChangeFeed
 from osac.store.wakeup import Wakeup
@@ -34,15 +31,6 @@ def _object(kind_name: str, index: int, **spec: str) -> Message:
     for field, value in spec.items():
         setattr(message.spec, field, value)  # type: ignore[attr-defined]
     return message
-
-
-@pytest.fixture
-async def store(db_url: str):
-    store = Store(create_engines(db_url), FakeClock(NOW))
-    try:
-        yield store
-    finally:
-        await store.engines.dispose()
 
 
 async def test_changes_name_the_objects_they_refer_to(store: Store) -> None:

@@ -11,10 +11,8 @@ from typing import Any
 import pytest
 from google.protobuf.message import Message
 
-from osac.clock import FakeClock
 from osac.filters import Encoding
 from osac.model import registry
-from osac.store.engine import create_engines
 from osac.store.grouping import ElementField, JsonField, TableColumn, grouped_counts_query
 from osac.store.objects import Store
 from osac.store.tables import LIVE
@@ -71,15 +69,6 @@ def expected_groups(messages: list[Message]) -> Counter[tuple[Any, ...]]:
             (progress.reason or None) if progress is not None else None,
         )] += 1
     return found
-
-
-@pytest.fixture
-async def store(db_url: str):
-    store = Store(create_engines(db_url), FakeClock(NOW))
-    try:
-        yield store
-    finally:
-        await store.engines.dispose()
 
 
 async def test_grouped_counts_equal_counting_the_objects(store: Store) -> None:

@@ -46,15 +46,6 @@ async def expected_rows(tx: Tx) -> set[tuple[str, str, str, str]]:
     return found
 
 
-@pytest.fixture
-async def store(db_url: str):
-    store = Store(create_engines(db_url), FakeClock(NOW))
-    try:
-        yield store
-    finally:
-        await store.engines.dispose()
-
-
 async def test_the_index_follows_every_write(store: Store) -> None:
     async with store.write() as tx:
         for index in range(6):

@@ -41,7 +41,7 @@ async def test_an_entry_is_answered_until_it_expires(sign_ins: DatabaseSignIns) 
     assert await sign_ins.get("session", "s-2") is None
     _clock(sign_ins).advance(timedelta(minutes=5))
     assert await sign_ins.get("session", "s-1") is None
-    assert await sign_ins.take("session", "s-1") is None  # expired: not answered, and removed
+    assert await sign_ins.take("session", "s-1") is None  # expired: not answered (prune removes it)
     await sign_ins.delete("session", "s-1")
 
 

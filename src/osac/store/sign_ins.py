@@ -56,14 +56,14 @@ class DatabaseSignIns:
         return dict(data) if data is not None else None
 
     async def take(self, kind: str, key: str) -> dict[str, Any] | None:
-        """Remove the entry and answer its data if it had not expired: once, across processes."""
-        statement = (delete(table).where(table.c.kind == kind, table.c.key_hash == key_hash(key))
-                     .returning(table.c.data, table.c.expires_at))
+        """Remove the entry and answer its data while it has not expired: once, across processes
+        (an expired one is left to `prune`)."""
+        statement = (delete(table).where(table.c.kind == kind, table.c.key_hash == key_hash(key),
+                                         table.c.expires_at > self._now())
+                     .returning(table.c.data))
         async with self._engines.writer.begin() as conn:
-            row = (await conn.execute(statement)).first()
-        if row is None or _utc(row.expires_at) <= self._now():
-            return None
-        return dict(row.data)
+            data = (await conn.execute(statement)).scalar_one_or_none()
+        return dict(data) if data is not None else None
 
     async def delete(self, kind: str, key: str) -> None:
         async with self._engines.writer.begin() as conn:
@@ -77,8 +77,3 @@ class DatabaseSignIns:
 
     def _now(self) -> datetime:
         return self._clock.now().astimezone(UTC)
-
-
-def _utc(moment: datetime) -> datetime:
-    """SQLite answers naive UTC."""
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
