@@ -5,14 +5,18 @@ nothing."""
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 
+import httpx
 import pytest
+from sqlalchemy import text
 
 from osac.ipam import allocator
 from osac.model import registry
 from osac.services.clusters import addresses
 from osac.store.errors import Conflict
+from osac.store.objects import Store
 from tests.caas.conftest import Caas, error
 
 
@@ -112,3 +116,49 @@ async def test_a_growth_committed_during_a_reconcile_pass_is_not_released_as_sur
             await addresses.release_surplus_nodes(tx, stored, {("workers", i) for i in range(3)})
     assert [(p, o) for p, o, _ in await _held(caas, cluster["id"]) if p == "node:workers"] == [
         ("node:workers", i) for i in range(5)]
+
+
+async def test_a_growth_racing_a_release_of_surplus_nodes_queues_behind_it_instead_of_deadlocking(caas: Caas) -> None:
+    """The reconciler releasing surplus node addresses holds the cluster's row, then the subnet's;
+    an Update growing a node set meanwhile takes them in the same order, so it waits for the
+    release and then succeeds (taken the other way round, PostgreSQL aborts one of the two as a
+    deadlock). On SQLite the one writer rules the interleaving out."""
+    store = caas.server.app.store
+    if store.dialect != "postgresql":
+        pytest.skip("SQLite serialises the two writes")
+    cluster = await caas.cluster()
+    shrunk = await caas.patch("clusters", cluster["id"], {"spec": {"node_sets": {"workers": {"size": 2}}}},
+                              mask="spec.node_sets")
+    assert shrunk.status_code == 200, shrunk.text
+    kind = registry.get("cluster")
+    growth: asyncio.Task[httpx.Response] | None = None
+    for _ in range(20):  # the reconciler may write the cluster between our read and our hold
+        try:
+            async with store.write() as tx:
+                stored = await tx.get(kind, cluster["id"])
+                assert stored is not None and stored.spec.node_sets["workers"].size == 2
+                await tx.hold(kind, stored)  # the release's first lock
+                growth = asyncio.create_task(caas.patch(
+                    "clusters", cluster["id"], {"spec": {"node_sets": {"workers": {"size": 5}}}}, mask="spec.node_sets"))
+                await _until_a_writer_waits_for_a_lock(store)
+                released = await addresses.release_surplus_nodes(tx, stored, {("workers", 0), ("workers", 1)})
+                assert released
+            break
+        except Conflict:
+            assert growth is None
+    assert growth is not None
+    response = await asyncio.wait_for(growth, 30)
+    assert response.status_code == 200, response.text
+    assert [(p, o) for p, o, _ in await _held(caas, cluster["id"]) if p == "node:workers"] == [
+        ("node:workers", i) for i in range(5)]
+
+
+async def _until_a_writer_waits_for_a_lock(store: Store) -> None:
+    waiting = text("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                   "AND wait_event_type = 'Lock'")
+    for _ in range(300):
+        async with store.read(snapshot=False) as tx:
+            if (await tx.conn.execute(waiting)).scalar_one():
+                return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the Update never waited for the cluster's row")

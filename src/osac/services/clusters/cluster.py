@@ -116,6 +116,9 @@ class ClusterBehaviour(Behaviour):
         await attachment.check_security_groups(ctx, obj, stored)
         growth = node_sets.grown(spec, stored_spec)
         if growth:
+            # The cluster's row before the subnet's, the order of the reconciler releasing
+            # surplus node addresses (``release_surplus_nodes``): the two queue, never deadlock.
+            await tx.hold(self.kind, stored)
             subnet = await gates.load(tx, registry.get("subnet"), spec.network_attachment.subnet)
             await addresses.reserve_nodes(tx, subnet, obj.id, growth)  # type: ignore[attr-defined]
 
