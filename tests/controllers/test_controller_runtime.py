@@ -195,9 +195,10 @@ async def test_transient_error_retries_after_its_delay(
 
 async def test_the_change_of_a_reconcilers_own_write_does_not_queue_the_key(make_controller, make_reconciler) -> None:
     reconciler = make_reconciler()
-    reconciler.own_writes = OwnWrites()
+    own = reconciler.own_writes = OwnWrites()
     controller = await make_controller(reconciler)
-    reconciler.own_writes.record("a", 7)
+    own.writing("a")
+    own.committed("a", 7)
     controller.enqueue_change("a", 7)  # its own write: nothing to do
     await controller.wait_idle()
     assert reconciler.calls == []
@@ -205,10 +206,47 @@ async def test_the_change_of_a_reconcilers_own_write_does_not_queue_the_key(make
     await controller.wait_idle()
     controller.enqueue_change("a", 7)  # a revision is the reconciler's own once
     await controller.wait_idle()
-    reconciler.own_writes.record("b", 9)
+    own.writing("b")
+    own.committed("b", 9)
     controller.enqueue_change("b", 10)  # a later change of someone else
     await controller.wait_idle()
     assert reconciler.calls == ["a", "a", "b"]
+
+
+async def test_a_change_read_while_the_reconcilers_write_is_in_flight_waits_for_its_outcome(
+    make_controller, make_reconciler
+) -> None:
+    """The feed can deliver a commit before the writer's coroutine learns of it: its own
+    revision then queues nothing once the commit is known, another one queues the key once, and
+    every held change queues it after a rollback."""
+    reconciler = make_reconciler()
+    own = reconciler.own_writes = OwnWrites()
+    controller = await make_controller(reconciler)
+    own.writing("a")
+    controller.enqueue_change("a", 7)  # read before the writer resumed from its commit
+    await controller.wait_idle()
+    own.committed("a", 7)
+    await controller.wait_idle()
+    assert reconciler.calls == []
+    controller.enqueue_change("a", 7)  # not recorded twice: a second delivery queues it
+    await controller.wait_idle()
+    assert reconciler.calls == ["a"]
+    own.writing("b")
+    controller.enqueue_change("b", 8)  # someone else's, held while b's write is in flight
+    controller.enqueue_change("b", 9)
+    await controller.wait_idle()
+    assert reconciler.calls == ["a"]
+    own.committed("b", 9)
+    await controller.wait_idle()
+    assert reconciler.calls == ["a", "b"]
+    own.writing("c")
+    controller.enqueue_change("c", 10)
+    own.rolled_back("c")  # 10 was someone else's after all
+    await controller.wait_idle()
+    own.writing("d")
+    own.rolled_back("d")  # nothing held: nothing queued
+    await controller.wait_idle()
+    assert reconciler.calls == ["a", "b", "c"]
 
 
 async def test_a_change_of_another_kind_queues_the_dependents_the_reconciler_names(

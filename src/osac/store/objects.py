@@ -99,10 +99,16 @@ class Tx:
         self.last_revision = 0
         self._events: list[Event] = []
         self._after_commit: list[Callable[[], None]] = []
+        self._after_rollback: list[Callable[[], None]] = []
 
     def after_commit(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` once this transaction has committed (never if it rolls back)."""
         self._after_commit.append(callback)
+
+    def after_rollback(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` once this transaction has ended without committing: its block
+        raised (or was cancelled), or the database refused the commit."""
+        self._after_rollback.append(callback)
 
     @property
     def dialect(self) -> str:
@@ -442,6 +448,7 @@ class Store:
             serialization conflict with another writer (nothing was written; do it again).
         """
         committed = False
+        tx: Tx | None = None
         try:
             async with self.engines.writer.connect() as conn:
                 async with conn.begin():
@@ -449,8 +456,9 @@ class Store:
                     yield tx
                     await tx.append_events()
                 # Committed. The callbacks run before the connection goes back to the pool (on
-                # PostgreSQL a round trip), so that a reader woken by the commit's NOTIFY already
-                # finds what they record (the reconcilers' own writes, the parsed objects).
+                # PostgreSQL a round trip), so that a reader woken by the commit's NOTIFY mostly
+                # finds what they record (the parsed objects); what must not depend on that race
+                # marks itself before the commit (``OwnWrites``).
                 committed = True
                 for callback in tx._after_commit:
                     callback()
@@ -464,6 +472,11 @@ class Store:
         except (PoolTimeout, PendingRollbackError) as error:
             _raise_unavailable(error)
             raise
+        finally:
+            if not committed and tx is not None:
+                for callback in tx._after_rollback:
+                    callback()
+        assert tx is not None
         if tx.last_revision:
             for listener in self._commit_listeners:
                 listener(tx.last_revision)

@@ -45,7 +45,9 @@ Guarantees of the runtime
 * A reconciler that keeps an `OwnWrites` (``own_writes``) is not queued again by the change its
   own status write made: the pass that wrote it already acted on everything it saw and set its
   own next run. A change by anyone else (a spec edit between the pass's reads and its write has
-  a revision of its own) queues the key as usual.
+  a revision of its own) queues the key as usual. The write is marked before its commit, so a
+  feed that reads the commit before the writer resumes from it holds the change until the
+  writer knows how its transaction ended (no second pass for one change).
 * A reconciler with ``dependents(kind, object_id) -> Iterable[str]`` is told of every change of
   the other kinds and gets the ids it names queued (an external IP attachment follows its
   target's address this way instead of polling it).
@@ -199,22 +201,56 @@ class TerminalError(ReconcileError):
 
 
 class OwnWrites:
-    """The revision of the last write a reconciler committed per object, so that the change feed
-    can tell that change from everyone else's (exactly that revision: an earlier change of the
-    object is someone else's and still queues it)."""
+    """The status writes a reconciler committed, so that the change feed can tell their changes
+    from everyone else's (exactly that revision: an earlier change of the object is someone
+    else's and still queues it).
+
+    A write is *in flight* from the statement that makes it (``writing``) until the writer
+    learns how its transaction ended (``committed`` / ``rolled_back``). The feed can read a
+    commit before the writer's coroutine resumes from it, so a change of an object whose write
+    is in flight is held back until then: the writer's own revision queues nothing, any other
+    queues the object once (``bind``'s callback), and after a rollback every held change does."""
 
     def __init__(self) -> None:
         self._revisions: dict[str, int] = {}
+        self._in_flight: dict[str, list[int]] = {}
+        self._enqueue: Callable[[str], None] = _nothing
 
-    def record(self, object_id: str, revision: int) -> None:
-        self._revisions[object_id] = revision
+    def bind(self, enqueue: Callable[[str], None]) -> None:
+        """Where held-back changes that are not the reconciler's own go (the controller's queue)."""
+        self._enqueue = enqueue
 
-    def is_own(self, object_id: str, revision: int) -> bool:
-        """Whether the change at ``revision`` is the recorded write (forgotten once asked)."""
+    def writing(self, object_id: str) -> None:
+        self._in_flight.setdefault(object_id, [])
+
+    def committed(self, object_id: str, revision: int) -> None:
+        held = self._in_flight.pop(object_id, [])
+        if revision in held:
+            held.remove(revision)
+        else:
+            self._revisions[object_id] = revision
+        if held:
+            self._enqueue(object_id)
+
+    def rolled_back(self, object_id: str) -> None:
+        if self._in_flight.pop(object_id, []):
+            self._enqueue(object_id)
+
+    def absorbs(self, object_id: str, revision: int) -> bool:
+        """Whether the change at ``revision`` queues nothing now: it is the recorded write
+        (forgotten once asked), or the object's write is in flight and the change waits for it."""
+        held = self._in_flight.get(object_id)
+        if held is not None:
+            held.append(revision)
+            return True
         if self._revisions.get(object_id) != revision:
             return False
         del self._revisions[object_id]
         return True
+
+
+def _nothing(_object_id: str) -> None:
+    return None
 
 
 class Reconciler(Protocol):
@@ -379,6 +415,8 @@ class Controller:
         self._reconciler = reconciler
         own = getattr(reconciler, "own_writes", None)
         self._own_writes: OwnWrites | None = own if isinstance(own, OwnWrites) else None
+        if self._own_writes is not None:
+            self._own_writes.bind(self.enqueue)
         #: The reconciler's ``dependents(kind, object_id)``, when it follows other kinds.
         self.dependents: Callable[[str, str], Iterable[str]] | None = getattr(reconciler, "dependents", None)
         self._clock = clock
@@ -457,7 +495,7 @@ class Controller:
     def enqueue_change(self, object_id: str, revision: int) -> None:
         """The change feed's entry: the object changed at ``revision``; the reconciler's own write
         queues nothing."""
-        if self._own_writes is not None and self._own_writes.is_own(object_id, revision):
+        if self._own_writes is not None and self._own_writes.absorbs(object_id, revision):
             return
         self.enqueue(object_id)
 

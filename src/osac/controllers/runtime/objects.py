@@ -50,8 +50,10 @@ class ObjectReconciler:
         # queues the next look), and an archive's change runs the last pass, which forgets.
         event = tx.last_event
         if own is not None and written is not stored and not is_deleting(written) and event is not None:
-            object_id = written.id  # type: ignore[attr-defined]
-            tx.after_commit(lambda: own.record(object_id, event.revision))
+            object_id: str = written.id  # type: ignore[attr-defined]
+            own.writing(object_id)
+            tx.after_commit(lambda: own.committed(object_id, event.revision))  # numbered at commit
+            tx.after_rollback(lambda: own.rolled_back(object_id))
         return written
 
 
