@@ -1,12 +1,13 @@
-"""Scenario 15's fleet at a reduced but real size: 12 clusters of two tenants in every situation,
-made by the reconcilers and the simulated HyperShift at instant speed, with simulator faults
-through the admin API (as the caas scenario tests do):
+"""Scenario 15's fleet at its full size: 50 clusters of two tenants in every situation, made by
+the reconcilers and the simulated HyperShift at instant speed, with simulator faults through the
+admin API (as the caas scenario tests do):
 
 - progressing: held in PreparingInfrastructure (a ``stall`` fault; its 15 m threshold is far away);
 - stalled: held in ControlPlaneStarting past its threshold (configured 2 s);
-- (each tenant's default subnet has VIPs for 7 clusters: acme gets 7, beta 5)
 - ready, degraded (``node_pool_failure``), stage unknown (``unreadable``);
 - deleting: held in DestroyingCloudResources by a teardown ``stall``;
+- the rest of the 50 ready (``app-…``, both tenants; the default network class's VIP block is
+  widened to a /26 first, room for 31 clusters per tenant subnet);
 - and one running VM (``web-vm``, acme) with automatic external access.
 """
 
@@ -28,6 +29,10 @@ from tests.support.onboarding import INSTANT
 CONFIG = merge_config(INSTANT, {"cluster_status": {"stall_thresholds": {"ControlPlaneStarting": "2s"}}})
 TENANTS = ("acme", "beta")
 READY = "CLUSTER_STATE_READY"
+#: Scenario 15's size: every cluster of the fleet, both tenants.
+FLEET_SIZE = 50
+#: The named clusters in their situations; the rest of FLEET_SIZE are ready ``app-…`` ones.
+NAMED = 12
 
 
 def wait_for(client: httpx.Client, path: str, predicate: Callable[[Any], bool], timeout: float = 60) -> Any:
@@ -94,6 +99,12 @@ def build_fleet(server: ConsoleServer) -> Fleet:
              lambda page: page["items"][0].get("status", {}).get("state") == "NETWORK_CLASS_STATE_READY")
     wait_for(admin, f"{PRIVATE}/external_ip_pools",
              lambda page: page["items"][0].get("status", {}).get("state") == "EXTERNAL_IP_POOL_STATE_READY")
+    [network_class] = admin.get(f"{PRIVATE}/network_classes").json()["items"]
+    widened = admin.patch(f"{PRIVATE}/network_classes/{network_class['id']}", params={"update_mask": "spec.vip_prefix_length"},
+                          json={"spec": {"vip_prefix_length": 26}})
+    assert widened.status_code == 200, widened.text
+    wait_for(admin, f"{PRIVATE}/network_classes",
+             lambda page: page["items"][0].get("status", {}).get("state") == "NETWORK_CLASS_STATE_READY")
     clients = {}
     for tenant in TENANTS:
         created = admin.post(f"{PUBLIC}/tenants", json={"metadata": {"name": tenant}})
@@ -145,6 +156,13 @@ def build_fleet(server: ConsoleServer) -> Fleet:
     add("deleting", []).append(by_name["old"])
     for name in ("prod", "live", "edge"):
         add("ready", []).append(by_name[name])
+
+    # The rest of the fleet: ready, half in each tenant.
+    bulk = [(t, fleet.create(t, f"app-{t[0]}{n:02d}"))
+            for n in range((FLEET_SIZE - NAMED) // 2) for t in TENANTS]
+    for _, cluster_id in bulk:
+        fleet.wait(cluster_id, lambda c: c.get("status", {}).get("state") == READY)
+    fleet.situations["ready"] += bulk
 
     # One running VM with automatic external access.
     vm = fleet.tenants["acme"].post(f"{PUBLIC}/compute_instances", json={
