@@ -28,14 +28,15 @@ reconciler runs it again; Delete again or Signal on a DELETE_FAILED instance res
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from osac.api.private.v1 import bare_metal_instance_type_pb2 as bare_metal
-from osac.api.private.v1.bare_metal_instance_type_pb2 import BareMetalInstance
+from osac.api.private.v1.bare_metal_instance_type_pb2 import BareMetalInstance, BareMetalInstanceRunStrategy
+from osac.api.private.v1.host_type_type_pb2 import HostType
 from osac.model import registry
 from osac.services.baremetal import interfaces
 from osac.services.core.behaviour import Behaviour, WriteContext
 from osac.services.core.errors import InvalidArgument
+from osac.services.core.shape import as_kind
 from osac.services.networking import gates
 from osac.services.workloads import addresses, attachment_rules, initial_status, network_attachments, teardown
 from osac.status.baremetal import proto
@@ -63,12 +64,12 @@ class BareMetalInstanceBehaviour(Behaviour[BareMetalInstance]):
         else:
             await self._prepare_update(ctx, obj, stored)
 
-    async def _prepare_create(self, ctx: WriteContext, obj: Any) -> None:
+    async def _prepare_create(self, ctx: WriteContext, obj: BareMetalInstance) -> None:
         tx = ctx.tx
         spec = obj.spec
         if not spec.host_type:
             raise InvalidArgument("spec.host_type: required; name a bare-metal HostType (e.g. bm-standard)")
-        host_type: Any = await gates.load(tx, registry.get("host_type"), spec.host_type)
+        host_type = as_kind(await gates.load(tx, registry.get("host_type"), spec.host_type), HostType)
         interfaces.require_bare_metal("spec.host_type", host_type)
         spec.run_strategy = run_strategy(spec.run_strategy, default=bare_metal.BARE_METAL_INSTANCE_RUN_STRATEGY_ALWAYS)
         items = spec.network_attachments
@@ -79,7 +80,7 @@ class BareMetalInstanceBehaviour(Behaviour[BareMetalInstance]):
         await attachment_rules.reserve_on_create(tx, self.kind, obj, items)
         obj.status.CopyFrom(initial_status.initial_bare_metal_instance_status(tx.clock.now(), spec.restart_trigger))
 
-    async def _prepare_update(self, ctx: WriteContext, obj: Any, stored: Any) -> None:
+    async def _prepare_update(self, ctx: WriteContext, obj: BareMetalInstance, stored: BareMetalInstance) -> None:
         spec = obj.spec
         attachment_rules.keep_positions(
             ATTACHMENTS, WORKLOAD, stored.spec.network_attachments, spec.network_attachments,
@@ -106,7 +107,7 @@ class BareMetalInstanceBehaviour(Behaviour[BareMetalInstance]):
         await addresses.release_attachment_addresses(tx, self.kind.name, obj.id)
 
 
-def rerun_failed_gate(obj: Any) -> bool:
+def rerun_failed_gate(obj: BareMetalInstance) -> bool:
     """Reset the failed gate of the stored gate record, if any; returns whether it changed."""
     view = proto.view_from_status(obj.status)
     steps = view.provisioning_steps.rerun_failed()
@@ -116,7 +117,9 @@ def rerun_failed_gate(obj: Any) -> bool:
     return True
 
 
-def run_strategy(value: int, *, default: int) -> int:
+def run_strategy(
+    value: BareMetalInstanceRunStrategy, *, default: BareMetalInstanceRunStrategy
+) -> BareMetalInstanceRunStrategy:
     """UNSPECIFIED → ``default`` (ALWAYS on create, the stored value on update).
 
     :raises InvalidArgument: a number that is neither ALWAYS nor HALTED.

@@ -25,10 +25,11 @@ from dataclasses import dataclass
 
 from google.protobuf.message import Message
 
+from osac.api.private.v1.cluster_type_pb2 import Cluster
 from osac.api.private.v1.subnet_type_pb2 import Subnet
 from osac.ipam import allocator
 from osac.model import registry
-from osac.services.core.shape import as_kind
+from osac.services.core.shape import as_kind, id_of
 from osac.services.networking import addresses
 from osac.store.objects import Tx
 
@@ -43,13 +44,13 @@ def node_purpose(key: str) -> str:
     return f"node:{key}"
 
 
-async def reserve_vips(tx: Tx, subnet: Message, cluster_id: str) -> tuple[str, str]:
+async def reserve_vips(tx: Tx, subnet: Subnet, cluster_id: str) -> tuple[str, str]:
     """The (API, ingress) VIPs of a new cluster, from the subnet's VIP range."""
-    api, ingress = await addresses.reserve_vips(tx, as_kind(subnet, Subnet), owner_type=OWNER, owner_id=cluster_id)
+    api, ingress = await addresses.reserve_vips(tx, subnet, owner_type=OWNER, owner_id=cluster_id)
     return api, ingress
 
 
-async def reserve_nodes(tx: Tx, subnet: Message, cluster_id: str, sizes: Mapping[str, int]) -> None:
+async def reserve_nodes(tx: Tx, subnet: Subnet, cluster_id: str, sizes: Mapping[str, int]) -> None:
     """Node addresses for ordinals ``0 … size-1`` of each node set in ``sizes`` (already held
     ordinals keep theirs), in key order so that concurrent requests lock alike."""
     for key in sorted(sizes):
@@ -92,7 +93,8 @@ def surplus_node_sets(cluster: Message, running: Collection[tuple[str, int]], he
     """The node sets whose addresses of ordinals at or above their size in ``cluster`` (0 for a
     removed node set) can be released: no node of those ordinals is running any more
     (``running`` holds the ``(key, ordinal)`` the provider reports). Sorted by key."""
-    sizes = {key: node_set.size for key, node_set in cluster.spec.node_sets.items()}  # type: ignore[attr-defined]
+    node_sets = as_kind(cluster, Cluster).spec.node_sets
+    sizes = {key: node_set.size for key, node_set in node_sets.items()}
     keys = {a.purpose.removeprefix("node:") for a in held.allocations if a.purpose.startswith("node:")}
     surplus = []
     for key in sorted(keys):
@@ -110,13 +112,14 @@ async def release_surplus_nodes(
     ``surplus_node_sets``. Before releasing anything the cluster's row is held as of
     ``cluster``'s version, so a growth committed meanwhile (whose new ordinals would look surplus)
     makes this a Conflict. ``known``: what the cluster holds, when the caller read it."""
-    cluster_id: str = cluster.id  # type: ignore[attr-defined]
+    node_sets = as_kind(cluster, Cluster).spec.node_sets
+    cluster_id = id_of(cluster)
     keys = surplus_node_sets(cluster, running, known or await held_by(tx, cluster_id))
     if keys:
         await tx.hold(registry.get(OWNER), cluster)
     released: list[str] = []
     for key in keys:
-        size = cluster.spec.node_sets[key].size if key in cluster.spec.node_sets else 0  # type: ignore[attr-defined]
+        size = node_sets[key].size if key in node_sets else 0
         released += await addresses.release(tx, owner_type=OWNER, owner_id=cluster_id,
                                             purpose=node_purpose(key), min_ordinal=size)
     return released

@@ -16,26 +16,25 @@ Changes never reach existing clusters: they copied what they needed at create.
 
 from __future__ import annotations
 
-from google.protobuf.message import Message
-
+from osac.api.private.v1.cluster_template_type_pb2 import ClusterTemplate, ClusterTemplateSpecDefaults
 from osac.services.clusters import node_sets, parameters, spec_rules
 from osac.services.core.behaviour import Behaviour, WriteContext
 
 
-class ClusterTemplateBehaviour(Behaviour):
-    async def prepare(self, ctx: WriteContext, obj: Message, stored: Message | None) -> None:
-        await node_sets.validate_template(ctx.tx, obj.node_sets)  # type: ignore[attr-defined]
-        parameters.validate_definitions(obj.parameters)  # type: ignore[attr-defined]
-        check_spec_defaults(obj.spec_defaults)  # type: ignore[attr-defined]
+class ClusterTemplateBehaviour(Behaviour[ClusterTemplate]):
+    async def prepare(self, ctx: WriteContext, obj: ClusterTemplate, stored: ClusterTemplate | None) -> None:
+        await node_sets.validate_template(ctx.tx, obj.node_sets)
+        parameters.validate_definitions(obj.parameters)
+        check_spec_defaults(obj.spec_defaults)
 
 
-def check_spec_defaults(defaults: Message) -> None:
+def check_spec_defaults(defaults: ClusterTemplateSpecDefaults) -> None:
     path = "spec_defaults"
-    if defaults.release_image:  # type: ignore[attr-defined]
-        spec_rules.release_image(defaults.release_image, f"{path}.release_image")  # type: ignore[attr-defined]
-    if defaults.ssh_public_key:  # type: ignore[attr-defined]
-        spec_rules.ssh_public_key(defaults.ssh_public_key, f"{path}.ssh_public_key")  # type: ignore[attr-defined]
-    network = defaults.network  # type: ignore[attr-defined]
+    if defaults.release_image:
+        spec_rules.release_image(defaults.release_image, f"{path}.release_image")
+    if defaults.ssh_public_key:
+        spec_rules.ssh_public_key(defaults.ssh_public_key, f"{path}.ssh_public_key")
+    network = defaults.network
     spec_rules.cluster_network(
         network.pod_cidr or spec_rules.DEFAULT_POD_CIDR,
         network.service_cidr or spec_rules.DEFAULT_SERVICE_CIDR,

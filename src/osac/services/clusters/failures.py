@@ -25,6 +25,7 @@ from google.protobuf.message import Message
 
 from osac.api.private.v1 import cluster_type_pb2 as pb
 from osac.api.private.v1 import condition_status_type_pb2 as condition_status
+from osac.services.core.shape import as_kind
 
 PROVISIONING_FAILED = "ProvisioningFailed"
 TEARDOWN_FAILED = "TeardownFailed"
@@ -42,27 +43,27 @@ class RecordedFailure:
     at: datetime | None
 
 
-def _failed_condition(cluster: Message) -> Message | None:
-    for condition in cluster.status.conditions:  # type: ignore[attr-defined]
+def _failed_condition(cluster: Message) -> pb.ClusterCondition | None:
+    for condition in as_kind(cluster, pb.Cluster).status.conditions:
         if condition.type == pb.CLUSTER_CONDITION_TYPE_FAILED:
-            return condition  # type: ignore[no-any-return]
+            return condition
     return None
 
 
 def recorded_failure(cluster: Message) -> RecordedFailure | None:
     """The terminal failure the stored status records, if any."""
     condition = _failed_condition(cluster)
-    if condition is None or condition.status != condition_status.CONDITION_STATUS_TRUE:  # type: ignore[attr-defined]
+    if condition is None or condition.status != condition_status.CONDITION_STATUS_TRUE:
         return None
-    phase = _PHASES.get(condition.reason)  # type: ignore[attr-defined]
+    phase = _PHASES.get(condition.reason)
     if phase is None:
         return None
     at = (
-        condition.last_transition_time.ToDatetime(tzinfo=UTC)  # type: ignore[attr-defined]
+        condition.last_transition_time.ToDatetime(tzinfo=UTC)
         if condition.HasField("last_transition_time")
         else None
     )
-    return RecordedFailure(phase, condition.message, at)  # type: ignore[attr-defined]
+    return RecordedFailure(phase, condition.message, at)
 
 
 def clear_teardown_failure(cluster: Message, now: datetime, by: str) -> bool:
@@ -73,8 +74,8 @@ def clear_teardown_failure(cluster: Message, now: datetime, by: str) -> bool:
         return False
     condition = _failed_condition(cluster)
     assert condition is not None
-    condition.status = condition_status.CONDITION_STATUS_FALSE  # type: ignore[attr-defined]
-    condition.reason = TEARDOWN_RESTARTED  # type: ignore[attr-defined]
-    condition.message = f"teardown restarted by {by} after: {failure.message}"  # type: ignore[attr-defined]
-    condition.last_transition_time.FromDatetime(now)  # type: ignore[attr-defined]
+    condition.status = condition_status.CONDITION_STATUS_FALSE
+    condition.reason = TEARDOWN_RESTARTED
+    condition.message = f"teardown restarted by {by} after: {failure.message}"
+    condition.last_transition_time.FromDatetime(now)
     return True

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from google.protobuf.message import Message
-
+from osac.api.private.v1.cluster_type_pb2 import Cluster
 from osac.status.clusters.derivation import (
     ClusterContext,
     ClusterStatusView,
@@ -30,26 +29,26 @@ from osac.status.clusters.derivation import (
 )
 
 
-def first_derivation(cluster: Message, now: datetime, reserved_vips: tuple[str, str]) -> list[tuple[int, str, str]]:
+def first_derivation(cluster: Cluster, now: datetime, reserved_vips: tuple[str, str]) -> list[tuple[int, str, str]]:
     """Write the first derivation's status into ``cluster.status``, from its stored
     ``spec.node_sets``; returns the lifecycle events to record with the Create (type, reason,
     message)."""
     node_sets = {
         key: NodeSetSpec(entry.host_type, entry.size, entry.fabric_interface)
-        for key, entry in cluster.spec.node_sets.items()  # type: ignore[attr-defined]
+        for key, entry in cluster.spec.node_sets.items()
     }
     derivation = derive_cluster_status(
         None, (), ClusterStatusView(), now, StallThresholds.DEFAULT,
         ClusterContext(node_sets=node_sets, reserved_vips=reserved_vips),
     )
-    apply_view_to_status(derivation.status, cluster.status)  # type: ignore[attr-defined]
+    apply_view_to_status(derivation.status, cluster.status)
     return [(event.type, event.reason, event.message) for event in derivation.events]
 
 
-def teardown_start(cluster: Message, stored: Message, now: datetime) -> list[tuple[int, str, str]]:
+def teardown_start(cluster: Cluster, stored: Cluster, now: datetime) -> list[tuple[int, str, str]]:
     """Write the first teardown status, derived from the ``stored`` one, into ``cluster.status``
     (the Delete transaction, §10 step 1: DELETING, ``DestroyingCloudResources``); returns the
     events to record with the Delete."""
-    derivation = begin_teardown(view_from_status(stored.status), now)  # type: ignore[attr-defined]
-    apply_view_to_status(derivation.status, cluster.status)  # type: ignore[attr-defined]
+    derivation = begin_teardown(view_from_status(stored.status), now)
+    apply_view_to_status(derivation.status, cluster.status)
     return [(event.type, event.reason, event.message) for event in derivation.events]

@@ -14,37 +14,39 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from google.protobuf.message import Message
-
+from osac.api.private.v1.cluster_type_pb2 import Cluster
+from osac.api.private.v1.host_type_type_pb2 import HostType
 from osac.model import registry
 from osac.services.baremetal.interfaces import is_bare_metal
+from osac.services.core.shape import as_kind
 from osac.store.tables import LIVE
 
 if TYPE_CHECKING:
     from osac.services.core.catalog import Services
 
 
-async def inventory_warnings(obj: Message, services: Services) -> list[str]:
+async def inventory_warnings(obj: Cluster, services: Services) -> list[str]:
     """One warning per bare-metal host type whose node sets together ask for more hosts than
     the whole inventory of that type holds."""
     inventory = services.host_inventory
     if inventory is None:
         return []
     asked: dict[str, list[tuple[str, int]]] = {}
-    for key, entry in sorted(obj.spec.node_sets.items()):  # type: ignore[attr-defined]
+    for key, entry in sorted(obj.spec.node_sets.items()):
         if entry.host_type and entry.size > 0:
             asked.setdefault(entry.host_type, []).append((key, entry.size))
     if not asked:
         return []
     kind = registry.get("host_type")
     async with services.store.read(snapshot=False) as tx:
-        host_types = await tx.find(kind, LIVE[kind.name].c.id.in_(sorted(asked)))
+        found = await tx.find(kind, LIVE[kind.name].c.id.in_(sorted(asked)))
+    host_types = [as_kind(h, HostType) for h in found]
     warnings: list[str] = []
-    for host_type in sorted(host_types, key=lambda h: h.metadata.name):  # type: ignore[attr-defined]
+    for host_type in sorted(host_types, key=lambda h: h.metadata.name):
         if not is_bare_metal(host_type):
             continue
-        name = host_type.metadata.name  # type: ignore[attr-defined]
-        sets = asked[host_type.id]  # type: ignore[attr-defined]
+        name = host_type.metadata.name
+        sets = asked[host_type.id]
         wanted = sum(size for _, size in sets)
         total = len(await inventory.host_names(name))
         if wanted <= total:

@@ -19,6 +19,8 @@ from collections.abc import Mapping, Sequence
 from google.protobuf import any_pb2, descriptor_pool, message_factory, struct_pb2, wrappers_pb2
 from google.protobuf.message import DecodeError, Message
 
+from osac.api.private.v1.cluster_template_type_pb2 import ClusterTemplateParameterDefinition
+from osac.api.private.v1.compute_instance_template_type_pb2 import ComputeInstanceTemplateParameterDefinition
 from osac.services.core.errors import InvalidArgument
 
 #: The well-known value types are always available to templates, whatever else is loaded.
@@ -26,6 +28,8 @@ WELL_KNOWN = (wrappers_pb2.StringValue, wrappers_pb2.BoolValue, wrappers_pb2.Int
               wrappers_pb2.DoubleValue, struct_pb2.Value, struct_pb2.Struct, struct_pb2.ListValue)
 EXAMPLE_TYPE = "type.googleapis.com/google.protobuf.StringValue"
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,62}$")
+#: A parameter definition of either kind of template (the same fields).
+ParameterDefinition = ClusterTemplateParameterDefinition | ComputeInstanceTemplateParameterDefinition
 
 
 def message_type(type_url: str) -> type[Message] | None:
@@ -51,13 +55,13 @@ def _check_value(value: any_pb2.Any, type_url: str, path: str) -> None:
         raise InvalidArgument(f"{path}: the value is not a valid {cls.DESCRIPTOR.full_name}") from None
 
 
-def validate_definitions(parameters: Sequence[Message], path: str = "parameters") -> None:
+def validate_definitions(parameters: Sequence[ParameterDefinition], path: str = "parameters") -> None:
     """A template's parameter definitions: names unique and well formed, types known, defaults
     of their type, no default on a required parameter."""
     seen: dict[str, int] = {}
     for index, parameter in enumerate(parameters):
         here = f"{path}[{index}]"
-        name = parameter.name  # type: ignore[attr-defined]
+        name = parameter.name
         if not name:
             raise InvalidArgument(f"{here}.name: required; it is the key of the value in spec.template_parameters")
         if not _NAME.match(name):
@@ -68,7 +72,7 @@ def validate_definitions(parameters: Sequence[Message], path: str = "parameters"
         if name in seen:
             raise InvalidArgument(f"{here}.name: '{name}' is already defined by {path}[{seen[name]}]")
         seen[name] = index
-        type_url = parameter.type  # type: ignore[attr-defined]
+        type_url = parameter.type
         if not type_url:
             raise InvalidArgument(f"{here}.type: required; give the type URL of the values (e.g. {EXAMPLE_TYPE})")
         if "/" not in type_url or message_type(type_url) is None:
@@ -77,34 +81,34 @@ def validate_definitions(parameters: Sequence[Message], path: str = "parameters"
                 f"(e.g. {EXAMPLE_TYPE})"
             )
         if parameter.HasField("default"):
-            if parameter.required:  # type: ignore[attr-defined]
+            if parameter.required:
                 raise InvalidArgument(
                     f"{here}.default: a required parameter takes no default; make it optional or drop the default"
                 )
-            _check_value(parameter.default, type_url, f"{here}.default")  # type: ignore[attr-defined]
+            _check_value(parameter.default, type_url, f"{here}.default")
 
 
 def apply_to_cluster(
-    values: Mapping[str, any_pb2.Any], parameters: Sequence[Message], template_label: str, path: str
+    values: Mapping[str, any_pb2.Any], parameters: Sequence[ParameterDefinition], template_label: str, path: str
 ) -> dict[str, any_pb2.Any]:
     """The values a new cluster stores: the given ones, checked against the template's
     definitions, plus the defaults of omitted optional parameters."""
-    declared = {p.name: p for p in parameters}  # type: ignore[attr-defined]
+    declared = {p.name: p for p in parameters}
     for name in sorted(values):
         if name not in declared:
             known = ", ".join(f"'{n}'" for n in sorted(declared))
             offer = f"its parameters are {known}" if known else "it takes no parameters"
             raise InvalidArgument(f"{path}['{name}']: {template_label} has no parameter '{name}'; {offer}")
-        _check_value(values[name], declared[name].type, f"{path}['{name}']")  # type: ignore[attr-defined]
+        _check_value(values[name], declared[name].type, f"{path}['{name}']")
     result = {name: value for name, value in values.items()}
     for name, parameter in declared.items():
         if name in result:
             continue
-        if parameter.required:  # type: ignore[attr-defined]
-            title = parameter.title  # type: ignore[attr-defined]
+        if parameter.required:
+            title = parameter.title
             raise InvalidArgument(
                 f"{path}['{name}']: required by {template_label}" + (f" ({title})" if title else "")
             )
         if parameter.HasField("default"):
-            result[name] = parameter.default  # type: ignore[attr-defined]
+            result[name] = parameter.default
     return result

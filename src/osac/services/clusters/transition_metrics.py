@@ -10,7 +10,9 @@ from datetime import UTC, datetime
 from google.protobuf.message import Message
 from prometheus_client import Counter, Histogram
 
+from osac.api.private.v1.cluster_type_pb2 import Cluster, ClusterStatus
 from osac.model import registry
+from osac.services.core.shape import as_kind
 from osac.status.clusters.terms import stage_rank
 
 _STAGE_BUCKETS = (30, 60, 120, 300, 600, 900, 1200, 1800, 2700, 3600, 5400, 7200, 10800, 14400)
@@ -43,11 +45,12 @@ def observe_transition(
     before: Message, after: Message, now: datetime, outcome_on_exit: str | None = None
 ) -> None:
     """Counters and histograms for one committed status change of a cluster."""
-    old, new = before.status, after.status  # type: ignore[attr-defined]
+    cluster = as_kind(after, Cluster)
+    old, new = as_kind(before, Cluster).status, cluster.status
     if old.state != new.state:
         STATE_TRANSITIONS.labels(state_name(old.state), state_name(new.state)).inc()
         if new.state == registry.get("cluster").state_value("READY"):
-            created = after.metadata.creation_timestamp.ToDatetime(tzinfo=UTC)  # type: ignore[attr-defined]
+            created = cluster.metadata.creation_timestamp.ToDatetime(tzinfo=UTC)
             PROVISIONING_DURATION.observe(max(0.0, (now - created).total_seconds()))
     if old.stage and old.stage != new.stage and old.HasField("stage_entered_at"):
         entered = old.stage_entered_at.ToDatetime(tzinfo=UTC)
@@ -58,21 +61,21 @@ def observe_transition(
         STALLS.labels(new.stage or "none").inc()
 
 
-def _exit_outcome(old: Message, new: Message) -> str:
+def _exit_outcome(old: ClusterStatus, new: ClusterStatus) -> str:
     deleting = registry.get("cluster").state_value("DELETING")
     failed = {registry.get("cluster").state_value("FAILED"), registry.get("cluster").state_value("DELETE_FAILED")}
-    if new.state in failed:  # type: ignore[attr-defined]
+    if new.state in failed:
         return "failed"
-    if new.state == deleting and old.state != deleting:  # type: ignore[attr-defined]
+    if new.state == deleting and old.state != deleting:
         return "deleted"
-    regressed = new.stage and stage_rank(new.stage) < stage_rank(old.stage)  # type: ignore[attr-defined]
+    regressed = new.stage and stage_rank(new.stage) < stage_rank(old.stage)
     return "regressed" if regressed else "advanced"
 
 
-def reason_of(status: Message, condition_type: int) -> str:
-    for entry in status.conditions:  # type: ignore[attr-defined]
+def reason_of(status: ClusterStatus, condition_type: int) -> str:
+    for entry in status.conditions:
         if entry.type == condition_type:
-            return str(entry.reason)
+            return entry.reason
     return ""
 
 

@@ -22,8 +22,6 @@ Archiving releases the attachment addresses.
 
 from __future__ import annotations
 
-from typing import Any
-
 from osac.api.private.v1.compute_instance_type_pb2 import ComputeInstance
 from osac.services.compute import legacy_attachments, restarts, templates
 from osac.services.core.behaviour import Behaviour, WriteContext
@@ -48,7 +46,7 @@ class ComputeInstanceBehaviour(Behaviour[ComputeInstance]):
         else:
             await self._prepare_update(ctx, obj, stored)
 
-    async def _prepare_create(self, ctx: WriteContext, obj: Any) -> None:
+    async def _prepare_create(self, ctx: WriteContext, obj: ComputeInstance) -> None:
         tx = ctx.tx
         spec = obj.spec
         await templates.apply_template(tx, spec)
@@ -62,7 +60,7 @@ class ComputeInstanceBehaviour(Behaviour[ComputeInstance]):
         await attachment_rules.reserve_on_create(tx, self.kind, obj, items)
         obj.status.CopyFrom(initial_status.initial_compute_instance_status(tx.clock.now()))
 
-    async def _prepare_update(self, ctx: WriteContext, obj: Any, stored: Any) -> None:
+    async def _prepare_update(self, ctx: WriteContext, obj: ComputeInstance, stored: ComputeInstance) -> None:
         spec = obj.spec
         legacy_attachments.convert_on_update(spec, stored.spec)
         attachment_rules.keep_positions(

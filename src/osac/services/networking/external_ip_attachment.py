@@ -17,7 +17,12 @@ from __future__ import annotations
 
 from google.protobuf.message import Message
 
-from osac.api.private.v1.external_ip_attachment_type_pb2 import ExternalIPAttachment
+from osac.api.private.v1.external_ip_attachment_type_pb2 import (
+    EXTERNAL_IP_ATTACHMENT_ENDPOINT_API,
+    EXTERNAL_IP_ATTACHMENT_ENDPOINT_INGRESS,
+    EXTERNAL_IP_ATTACHMENT_ENDPOINT_UNSPECIFIED,
+    ExternalIPAttachment,
+)
 from osac.api.private.v1.external_ip_type_pb2 import ExternalIP
 from osac.model import registry
 from osac.model.kinds import Kind
@@ -33,10 +38,10 @@ TARGET_KINDS = {
     "cluster": "cluster",
     "baremetal_instance": "bare_metal_instance",
 }
-ENDPOINT_UNSPECIFIED = 0
-ENDPOINT_API = 1
-ENDPOINT_INGRESS = 2
-ENDPOINT_NAMES = {ENDPOINT_UNSPECIFIED: "UNSPECIFIED", ENDPOINT_API: "API", ENDPOINT_INGRESS: "INGRESS"}
+ENDPOINT_UNSPECIFIED = EXTERNAL_IP_ATTACHMENT_ENDPOINT_UNSPECIFIED
+ENDPOINT_API = EXTERNAL_IP_ATTACHMENT_ENDPOINT_API
+ENDPOINT_INGRESS = EXTERNAL_IP_ATTACHMENT_ENDPOINT_INGRESS
+ENDPOINT_NAMES: dict[int, str] = {ENDPOINT_UNSPECIFIED: "UNSPECIFIED", ENDPOINT_API: "API", ENDPOINT_INGRESS: "INGRESS"}
 WAITING_FOR_IP_ADDRESS = "WaitingForIPAddress"
 
 

@@ -73,7 +73,7 @@ async def select_pool(tx: Tx, family: str = "ipv4", exclude: Collection[str] = (
 
 async def create_external_ip(
     tx: Tx, services: Services, *, tenant: str, name: str, labels: Mapping[str, str]
-) -> Message:
+) -> ExternalIP:
     """Create an ExternalIP (as the service itself) in the best pool, inside the caller's
     transaction. A pool exhausted by a concurrent request between the choice and the reservation
     is skipped for the next best one.
@@ -92,7 +92,6 @@ async def create_external_ip(
         eip.spec.pool = id_of(pool)
         try:
             async with tx.conn.begin_nested():
-                created: Message = await service.create_in(tx, Caller.system(), eip)
-                return created
+                return as_kind(await service.create_in(tx, Caller.system(), eip), ExternalIP)
         except ResourceExhausted:
             tried.add(id_of(pool))
