@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import ParamSpec, TypeVar
 
 import typer
 
@@ -20,7 +20,8 @@ EXIT_INTERRUPTED = 130
 #: Exit code of input the user must fix, as for Click's usage errors.
 EXIT_BAD_INPUT = 2
 
-F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 class CliError(Exception):
@@ -40,11 +41,11 @@ def report(message: str) -> None:
     typer.echo(f"Error: {message}", err=True)
 
 
-def reports_errors(command: F) -> F:
+def reports_errors(command: Callable[P, R]) -> Callable[P, R]:
     """Wrap a command so that a ``CliError`` or Ctrl-C ends it with a one-line message."""
 
     @functools.wraps(command)
-    def run(*args: Any, **kwargs: Any) -> Any:
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return command(*args, **kwargs)
         except CliError as error:
@@ -53,24 +54,24 @@ def reports_errors(command: F) -> F:
         except KeyboardInterrupt:
             raise typer.Exit(EXIT_INTERRUPTED) from None
 
-    return run  # type: ignore[return-value]
+    return run
 
 
 class BadInput(CliError):
     """An option or file the user must fix; exit code 2. The message names the option and the fix."""
 
 
-def reports_bad_input(command: F) -> F:
+def reports_bad_input(command: Callable[P, R]) -> Callable[P, R]:
     """Wrap a command so that ``BadInput`` ends it with ``Error: <message>`` and exit code 2.
 
     Apply it inside ``reports_errors``, which would otherwise take it for a ``CliError`` (exit 1)."""
 
     @functools.wraps(command)
-    def run(*args: Any, **kwargs: Any) -> Any:
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return command(*args, **kwargs)
         except BadInput as error:
             report(str(error))
             raise typer.Exit(EXIT_BAD_INPUT) from None
 
-    return run  # type: ignore[return-value]
+    return run

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from osac.cli.connection.channel import Connection
     from osac.cli.connection.target import Target
 
-F = TypeVar("F", bound=Callable[..., Any])
+R = TypeVar("R")
 
 AddressOption = Annotated[
     str | None,
@@ -94,18 +94,20 @@ _SERVER_PARAMETERS = {
 }
 
 
-def calls_server(*, plaintext: bool = True, private: bool = True) -> Callable[[F], F]:
+def calls_server(
+    *, plaintext: bool = True, private: bool = True
+) -> Callable[[Callable[..., R]], Callable[..., R]]:
     """Give a command the server options after its own (``--plaintext`` and ``--private`` unless
     told otherwise) and call it with them as ``server: ServerOptions``."""
     names = ["address", "token", *(["plaintext"] if plaintext else []), *(["private"] if private else [])]
 
-    def decorate(command: F) -> F:
+    def decorate(command: Callable[..., R]) -> Callable[..., R]:
         signature = inspect.signature(command)
         own = [parameter for parameter in signature.parameters.values() if parameter.name != "server"]
         added = [_SERVER_PARAMETERS[name] for name in names]
 
         @functools.wraps(command)
-        def with_server(*args: Any, **kwargs: Any) -> Any:
+        def with_server(*args: Any, **kwargs: Any) -> R:
             given = {name: kwargs.pop(name) for name in names}
             return command(*args, server=ServerOptions(**given), **kwargs)
 
@@ -114,6 +116,6 @@ def calls_server(*, plaintext: bool = True, private: bool = True) -> Callable[[F
             **{p.name: p.annotation for p in own}, **{p.name: p.annotation for p in added},
             "return": signature.return_annotation,
         }
-        return with_server  # type: ignore[return-value]
+        return with_server
 
     return decorate

@@ -12,12 +12,31 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from google.protobuf.message import Message
 
+from osac.api.private.v1.simulator_fault_type_pb2 import SimulatorFault
+from osac.api.private.v1.simulator_faults_service_pb2 import (
+    SimulatorFaultsCreateRequest,
+    SimulatorFaultsCreateResponse,
+    SimulatorFaultsDeleteResponse,
+    SimulatorFaultsListResponse,
+)
+from osac.api.private.v1.simulator_service_pb2 import (
+    SimulatorAddHostsResponse,
+    SimulatorAdvanceClockRequest,
+    SimulatorAdvanceClockResponse,
+    SimulatorCheckReachabilityResponse,
+    SimulatorGetObservationResponse,
+    SimulatorHost,
+    SimulatorListHostsResponse,
+    SimulatorRemoveHostResponse,
+    SimulatorSetSpeedResponse,
+)
 from osac.cli.connection.channel import Connection
 from osac.cli.connection.client import PAGE_SIZE, KindClient, Listing
+from osac.cli.connection.shape import as_kind, id_of
 from osac.cli.errors import ApiError, CliError
 from osac.cli.output.render import EMPTY, to_dict
 from osac.model import registry
@@ -31,6 +50,8 @@ ADMINS_ONLY = "the simulator API is for provider admins"
 
 _INT = re.compile(r"^[+-]?\d+$")
 _FLOAT = re.compile(r"^[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?$")
+
+M = TypeVar("M", bound=Message)
 
 
 # -- parameters -----------------------------------------------------------------------------------
@@ -85,7 +106,7 @@ def plain(value: Any) -> Any:
     return value
 
 
-def fault_dict(fault: Message) -> dict[str, Any]:
+def fault_dict(fault: SimulatorFault) -> dict[str, Any]:
     """A fault record in proto JSON, its params as written."""
     data = to_dict(fault)
     if "params" in data:
@@ -115,7 +136,7 @@ class NewFault:
     expires_in: timedelta | None = None
 
 
-def create_fault(connection: Connection, new: NewFault, *, now: datetime | None = None) -> Message:
+def create_fault(connection: Connection, new: NewFault, *, now: datetime | None = None) -> SimulatorFault:
     """Record a fault; the stored record (with its id).
 
     :raises CliError: ``--times`` conflicts with a ``times`` parameter.
@@ -126,8 +147,8 @@ def create_fault(connection: Connection, new: NewFault, *, now: datetime | None 
         if "times" in params and params["times"] != new.times:
             raise CliError("give the count once: --times N or --param times=N")
         params["times"] = new.times
-    request = connection.request(FAULTS, "Create")
-    fault = request.object  # type: ignore[attr-defined]
+    request = as_kind(connection.request(FAULTS, "Create"), SimulatorFaultsCreateRequest)
+    fault = request.object
     fault.fault = new.fault
     fault.target_kind = new.target_kind
     fault.target_id = _target_id(connection, new.target_kind, new.target_id)
@@ -135,7 +156,7 @@ def create_fault(connection: Connection, new: NewFault, *, now: datetime | None 
         fault.params.update(params)
     if new.expires_in is not None:
         fault.expires_at.FromDatetime((now or datetime.now(UTC)) + new.expires_in)
-    return call(connection, FAULTS, "Create", request).object  # type: ignore[attr-defined,no-any-return]
+    return call(connection, FAULTS, "Create", request, SimulatorFaultsCreateResponse).object
 
 
 #: Target kinds that are API objects: ``--target`` takes a name or an id, as other commands do.
@@ -149,39 +170,40 @@ def _target_id(connection: Connection, target_kind: str, target: str) -> str:
     """
     if target_kind not in OBJECT_TARGETS or not target or target == "*":
         return target
-    return str(KindClient(connection, registry.get(target_kind)).find(target).id)  # type: ignore[attr-defined]
+    return id_of(KindClient(connection, registry.get(target_kind)).find(target))
 
 
-def list_faults(connection: Connection) -> Listing:
+def list_faults(connection: Connection) -> Listing[SimulatorFault]:
     """Every recorded fault, oldest first."""
-    items: list[Message] = []
+    items: list[SimulatorFault] = []
     total = 0
     revision = 0
     while True:
         request = connection.request(FAULTS, "List", offset=len(items), limit=PAGE_SIZE)
-        page = call(connection, FAULTS, "List", request)
+        page = call(connection, FAULTS, "List", request, SimulatorFaultsListResponse)
         if not items:
-            revision = page.revision  # type: ignore[attr-defined]
-        total = page.total  # type: ignore[attr-defined]
-        items.extend(page.items)  # type: ignore[attr-defined]
-        if not page.items or len(items) >= total:  # type: ignore[attr-defined]
+            revision = page.revision
+        total = page.total
+        items.extend(page.items)
+        if not page.items or len(items) >= total:
             return Listing(items=items, total=total, revision=revision)
 
 
 def delete_fault(connection: Connection, fault_id: str) -> None:
-    call(connection, FAULTS, "Delete", connection.request(FAULTS, "Delete", id=fault_id))
+    request = connection.request(FAULTS, "Delete", id=fault_id)
+    call(connection, FAULTS, "Delete", request, SimulatorFaultsDeleteResponse)
 
 
-def fault_row(fault: Message) -> list[str]:
+def fault_row(fault: SimulatorFault) -> list[str]:
     """The cells of ``osac simulator fault list``: ID FAULT TARGET KIND TARGET PARAMS REMAINING EXPIRES."""
     params = fault_dict(fault).get("params", {})
-    expires = fault.expires_at.ToJsonString() if fault.HasField("expires_at") else EMPTY  # type: ignore[attr-defined]
-    remaining = fault.remaining  # type: ignore[attr-defined]
+    expires = fault.expires_at.ToJsonString() if fault.HasField("expires_at") else EMPTY
+    remaining = fault.remaining
     return [
-        fault.id,  # type: ignore[attr-defined]
-        fault.fault,  # type: ignore[attr-defined]
-        fault.target_kind or EMPTY,  # type: ignore[attr-defined]
-        fault.target_id or EMPTY,  # type: ignore[attr-defined]
+        fault.id,
+        fault.fault,
+        fault.target_kind or EMPTY,
+        fault.target_id or EMPTY,
         ",".join(f"{k}={param_text(v)}" for k, v in sorted(params.items())) or EMPTY,
         str(remaining) if remaining else EMPTY,
         expires,
@@ -194,8 +216,8 @@ def fault_row(fault: Message) -> list[str]:
 def observe(connection: Connection, kind: str, key: str) -> dict[str, Any]:
     """The raw observation of ``kind`` ``key`` (``fabric`` + a VN id: the VN's fabric tables)."""
     request = connection.request(SIMULATOR, "GetObservation", kind=kind, key=key)
-    response = call(connection, SIMULATOR, "GetObservation", request)
-    return plain(to_dict(response).get("observation", {}))  # type: ignore[no-any-return]
+    response = call(connection, SIMULATOR, "GetObservation", request, SimulatorGetObservationResponse)
+    return plain(to_dict(response).get("observation", {}))
 
 
 @dataclass(frozen=True)
@@ -224,19 +246,19 @@ def check_reachability(connection: Connection, src: str, dst: str, protocol: str
     request = connection.request(
         SIMULATOR, "CheckReachability", src=src, dst=dst, protocol=f"PROTOCOL_{word.upper()}", port=port
     )
-    answer = call(connection, SIMULATOR, "CheckReachability", request)
+    answer = call(connection, SIMULATOR, "CheckReachability", request, SimulatorCheckReachabilityResponse)
     return Reachability(
-        allowed=answer.allowed,  # type: ignore[attr-defined]
-        reason=answer.reason,  # type: ignore[attr-defined]
-        translated_source=answer.translated_source,  # type: ignore[attr-defined]
-        translated_destination=answer.translated_destination,  # type: ignore[attr-defined]
+        allowed=answer.allowed,
+        reason=answer.reason,
+        translated_source=answer.translated_source,
+        translated_destination=answer.translated_destination,
     )
 
 
 def set_speed(connection: Connection, speed: str) -> str:
     """Change the speed factor; the speed now in effect."""
     request = connection.request(SIMULATOR, "SetSpeed", speed=speed)
-    return call(connection, SIMULATOR, "SetSpeed", request).speed  # type: ignore[attr-defined,no-any-return]
+    return call(connection, SIMULATOR, "SetSpeed", request, SimulatorSetSpeedResponse).speed
 
 
 def advance_clock(connection: Connection, duration: timedelta) -> str:
@@ -244,24 +266,25 @@ def advance_clock(connection: Connection, duration: timedelta) -> str:
 
     :raises ApiError: FAILED_PRECONDITION when the simulator runs on the system clock.
     """
-    request = connection.request(SIMULATOR, "AdvanceClock")
-    request.duration.FromTimedelta(duration)  # type: ignore[attr-defined]
-    return call(connection, SIMULATOR, "AdvanceClock", request).now.ToJsonString()  # type: ignore[attr-defined,no-any-return]
+    request = as_kind(connection.request(SIMULATOR, "AdvanceClock"), SimulatorAdvanceClockRequest)
+    request.duration.FromTimedelta(duration)
+    answer = call(connection, SIMULATOR, "AdvanceClock", request, SimulatorAdvanceClockResponse)
+    return answer.now.ToJsonString()
 
 
-def list_hosts(connection: Connection, host_type: str = "") -> list[Message]:
+def list_hosts(connection: Connection, host_type: str = "") -> list[SimulatorHost]:
     """The simulated host inventory (FAILED_PRECONDITION without one)."""
     request = connection.request(SIMULATOR, "ListHosts", host_type=host_type)
-    return list(call(connection, SIMULATOR, "ListHosts", request).hosts)  # type: ignore[attr-defined]
+    return list(call(connection, SIMULATOR, "ListHosts", request, SimulatorListHostsResponse).hosts)
 
 
-def add_hosts(connection: Connection, prefix: str, host_type: str, count: int) -> list[Message]:
+def add_hosts(connection: Connection, prefix: str, host_type: str, count: int) -> list[SimulatorHost]:
     """Add ``count`` hosts ``<prefix>-<nnn>`` of a bare-metal host type; the hosts added.
 
     :raises ApiError: INVALID_ARGUMENT for an unknown or virtual host type or a bad prefix.
     """
     request = connection.request(SIMULATOR, "AddHosts", prefix=prefix, host_type=host_type, count=count)
-    return list(call(connection, SIMULATOR, "AddHosts", request).hosts)  # type: ignore[attr-defined]
+    return list(call(connection, SIMULATOR, "AddHosts", request, SimulatorAddHostsResponse).hosts)
 
 
 def remove_host(connection: Connection, name: str) -> None:
@@ -269,26 +292,28 @@ def remove_host(connection: Connection, name: str) -> None:
 
     :raises ApiError: NOT_FOUND, or FAILED_PRECONDITION naming the owner of an assigned host.
     """
-    call(connection, SIMULATOR, "RemoveHost", connection.request(SIMULATOR, "RemoveHost", name=name))
+    request = connection.request(SIMULATOR, "RemoveHost", name=name)
+    call(connection, SIMULATOR, "RemoveHost", request, SimulatorRemoveHostResponse)
 
 
-def host_row(host: Message) -> list[str]:
-    owner = f"{host.owner.kind}/{host.owner.id}" if host.HasField("owner") else EMPTY  # type: ignore[attr-defined]
+def host_row(host: SimulatorHost) -> list[str]:
+    owner = f"{host.owner.kind}/{host.owner.id}" if host.HasField("owner") else EMPTY
     return [
-        host.name,  # type: ignore[attr-defined]
-        host.host_type or EMPTY,  # type: ignore[attr-defined]
-        host.power or EMPTY,  # type: ignore[attr-defined]
-        host.provisioning_state or EMPTY,  # type: ignore[attr-defined]
-        host.operational_status or EMPTY,  # type: ignore[attr-defined]
+        host.name,
+        host.host_type or EMPTY,
+        host.power or EMPTY,
+        host.provisioning_state or EMPTY,
+        host.operational_status or EMPTY,
         owner,
-        host.bmc or EMPTY,  # type: ignore[attr-defined]
+        host.bmc or EMPTY,
     ]
 
 
-def call(connection: Connection, service: str, method: str, request: Message) -> Message:
-    """A call to the simulator API, explaining what its refusals mean."""
+def call(connection: Connection, service: str, method: str, request: Message, answer: type[M]) -> M:
+    """A call to the simulator API, its response as ``answer`` (the method's response class),
+    explaining what its refusals mean."""
     try:
-        return connection.call(service, method, request)
+        return as_kind(connection.call(service, method, request), answer)
     except ApiError as error:
         if error.code == "PERMISSION_DENIED":
             raise ApiError(error.code, f"{error.message} ({ADMINS_ONLY})") from None

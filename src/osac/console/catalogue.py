@@ -1,17 +1,25 @@
 """What the provider admin's catalogue pages show: tenants, external IP pools, network classes,
-host types and cluster templates, each as rows of cells that one template renders."""
+host types and cluster templates, each as rows of cells that one template renders.
+
+Only provider admins see them, who read through the private API: each kind's cells take the
+generic ``Message`` and take it as its private class once, on entry."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from google.protobuf.message import Message
 
+from osac.api.private.v1.cluster_template_type_pb2 import ClusterTemplate
+from osac.api.private.v1.external_ip_pool_type_pb2 import ExternalIPPool
+from osac.api.private.v1.host_type_type_pb2 import HostType
+from osac.api.private.v1.network_class_type_pb2 import NetworkClass
+from osac.api.private.v1.tenant_type_pb2 import Tenant
 from osac.console.clusters import condition_type_name
 from osac.console.labels import NETWORK_STATES, Label, state_label
 from osac.services.baremetal.interfaces import is_bare_metal
+from osac.services.core.shape import as_kind, id_of, metadata_of, status_of
 from osac.status.clusters import summary
 
 Cell = str | Label
@@ -31,33 +39,36 @@ class CatalogueView:
     path: str  # under /admin/
     title: str
     columns: tuple[str, ...]
-    cells: Callable[[Any], tuple[Cell, ...]]
+    cells: Callable[[Message], tuple[Cell, ...]]
 
     def row(self, obj: Message) -> CatalogueRow:
-        meta = obj.metadata  # type: ignore[attr-defined]
-        return CatalogueRow(obj.id, meta.name, meta.version, self.cells(obj))  # type: ignore[attr-defined]
+        meta = metadata_of(obj)
+        return CatalogueRow(id_of(obj), meta.name, meta.version, self.cells(obj))
 
 
-def _state(obj: Any) -> Label:
-    return state_label(NETWORK_STATES, obj.status.state)
+def _state(obj: Message) -> Label:
+    return state_label(NETWORK_STATES, status_of(obj).state)
 
 
-def tenant_cells(tenant: Any) -> tuple[Cell, ...]:
+def tenant_cells(obj: Message) -> tuple[Cell, ...]:
     """State, then the DefaultNetworkingReady condition (status, reason, message)."""
+    tenant = as_kind(obj, Tenant)
     found = next((c for c in tenant.status.conditions if condition_type_name(c) == "DefaultNetworkingReady"), None)
     if found is None:
         return _state(tenant), "-", "-", tenant.status.message or "-"
     return _state(tenant), summary.status_text(found.status), found.reason or "-", found.message or "-"
 
 
-def pool_cells(pool: Any) -> tuple[Cell, ...]:
+def pool_cells(obj: Message) -> tuple[Cell, ...]:
+    pool = as_kind(obj, ExternalIPPool)
     status = pool.status
     family = {1: "IPv4", 2: "IPv6"}.get(pool.spec.ip_family, str(pool.spec.ip_family))
     return (", ".join(pool.spec.cidrs) or "-", family, f"{status.allocated} / {status.total}", str(status.available),
             _state(pool))
 
 
-def network_class_cells(cls: Any) -> tuple[Cell, ...]:
+def network_class_cells(obj: Message) -> tuple[Cell, ...]:
+    cls = as_kind(obj, NetworkClass)
     supported = cls.capabilities
     capabilities = [text for flag, text in ((supported.supports_ipv4, "IPv4"), (supported.supports_ipv6, "IPv6"),
                                             (supported.supports_dual_stack, "dual stack"),
@@ -66,12 +77,14 @@ def network_class_cells(cls: Any) -> tuple[Cell, ...]:
             cls.spec.defaults.virtual_network_ipv4_cidr or "-", _state(cls))
 
 
-def host_type_cells(host_type: Any) -> tuple[Cell, ...]:
+def host_type_cells(obj: Message) -> tuple[Cell, ...]:
+    host_type = as_kind(obj, HostType)
     interfaces = ", ".join(f"{i.name} ({i.role})" for i in host_type.interfaces)
     return (host_type.title or "-", "bare metal" if is_bare_metal(host_type) else "virtual", interfaces or "-")
 
 
-def cluster_template_cells(template: Any) -> tuple[Cell, ...]:
+def cluster_template_cells(obj: Message) -> tuple[Cell, ...]:
+    template = as_kind(obj, ClusterTemplate)
     node_sets = ", ".join(f"{key}: {ns.size} × {ns.host_type}" for key, ns in sorted(template.node_sets.items()))
     required = [p.name for p in template.parameters if p.required]
     return (template.title or "-", node_sets or "-", str(len(template.parameters)), ", ".join(required) or "-")

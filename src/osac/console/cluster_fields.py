@@ -15,6 +15,9 @@ lets a cluster give a template key's size (its host type stays the template's).
 Text that is not of the parameter's type is refused here, naming the entry as the server does
 (``spec.template_parameters['replicas']: 'three' is not a whole number``); the value sent always
 carries the declared type URL, so the server's own type check holds.
+
+The template is typed as the public class (the private one a provider admin reads has every
+field of it); the new cluster is the private class the service creates.
 """
 
 from __future__ import annotations
@@ -26,9 +29,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from google.protobuf import any_pb2, json_format
-from google.protobuf.message import DecodeError, Message
+from google.protobuf import any_pb2, json_format, wrappers_pb2
+from google.protobuf.message import DecodeError
 
+from osac.api.private.v1.cluster_type_pb2 import Cluster as PrivateCluster
+from osac.api.public.v1.cluster_template_type_pb2 import ClusterTemplate
 from osac.services.clusters.parameters import message_type
 from osac.services.core.errors import InvalidArgument
 
@@ -39,6 +44,9 @@ _INTEGERS = frozenset({"google.protobuf.Int64Value", "google.protobuf.Int32Value
                        "google.protobuf.UInt64Value", "google.protobuf.UInt32Value"})
 _NUMBERS = frozenset({"google.protobuf.DoubleValue", "google.protobuf.FloatValue"})
 _UNSIGNED = frozenset({"google.protobuf.UInt64Value", "google.protobuf.UInt32Value"})
+#: The wrappers whose value a field shows as plain text (the others as JSON).
+_PLAIN = (wrappers_pb2.StringValue, wrappers_pb2.Int64Value, wrappers_pb2.Int32Value,
+          wrappers_pb2.UInt64Value, wrappers_pb2.UInt32Value, wrappers_pb2.DoubleValue, wrappers_pb2.FloatValue)
 
 
 @dataclass(frozen=True)
@@ -78,16 +86,16 @@ def _input_of(type_url: str) -> str:
     return "json"
 
 
-def parameter_fields(template: Message) -> tuple[ParameterField, ...]:
+def parameter_fields(template: ClusterTemplate) -> tuple[ParameterField, ...]:
     return tuple(
         ParameterField(p.name, PARAMETER_PREFIX + p.name, p.title or p.name, p.description, p.required,
                        _input_of(p.type), p.type)
-        for p in template.parameters  # type: ignore[attr-defined]
+        for p in template.parameters
     )
 
 
-def node_set_fields(template: Message, host_types: Mapping[str, str]) -> tuple[NodeSetField, ...]:
-    node_sets = template.node_sets  # type: ignore[attr-defined]
+def node_set_fields(template: ClusterTemplate, host_types: Mapping[str, str]) -> tuple[NodeSetField, ...]:
+    node_sets = template.node_sets
     return tuple(NodeSetField(key, NODE_SET_PREFIX + key, host_types.get(node_sets[key].host_type,
                                                                           node_sets[key].host_type),
                               node_sets[key].size)
@@ -104,21 +112,20 @@ def value_text(value: any_pb2.Any) -> str:
         message.ParseFromString(value.value)
     except DecodeError:
         return ""
-    full_name = cls.DESCRIPTOR.full_name
-    if full_name == "google.protobuf.BoolValue":
-        return "true" if message.value else "false"  # type: ignore[attr-defined]
-    if full_name == "google.protobuf.StringValue" or full_name in _INTEGERS or full_name in _NUMBERS:
-        return str(message.value)  # type: ignore[attr-defined]
+    if isinstance(message, wrappers_pb2.BoolValue):
+        return "true" if message.value else "false"
+    if isinstance(message, _PLAIN):
+        return str(message.value)
     return json.dumps(json_format.MessageToDict(message), separators=(", ", ": "))
 
 
-def initial_values(template: Message) -> dict[str, str]:
+def initial_values(template: ClusterTemplate) -> dict[str, str]:
     """The fields a fresh form shows: every default and the template's node-set sizes."""
-    values: dict[str, str] = {"template": template.metadata.name}  # type: ignore[attr-defined]
-    for parameter in template.parameters:  # type: ignore[attr-defined]
+    values: dict[str, str] = {"template": template.metadata.name}
+    for parameter in template.parameters:
         if parameter.HasField("default"):
             values[PARAMETER_PREFIX + parameter.name] = value_text(parameter.default)
-    for key, node_set in template.node_sets.items():  # type: ignore[attr-defined]
+    for key, node_set in template.node_sets.items():
         values[NODE_SET_PREFIX + key] = str(node_set.size)
     return values
 
@@ -166,14 +173,14 @@ def parse_value(text: str, type_url: str, path: str) -> any_pb2.Any:
     return packed
 
 
-def fill_cluster(cluster: Any, template: Message, form: Mapping[str, str]) -> None:
+def fill_cluster(cluster: PrivateCluster, template: ClusterTemplate, form: Mapping[str, str]) -> None:
     """Set a new cluster's template, parameter values and node-set sizes from the form.
 
     :raises InvalidArgument: a value not of its parameter's type, or a size that is not a whole
         number, named as the API names the entry.
     """
     spec = cluster.spec
-    spec.template = template.id  # type: ignore[attr-defined]
+    spec.template = template.id
     for item in parameter_fields(template):
         text = form.get(item.field, "")
         if item.input != "text":
@@ -182,7 +189,7 @@ def fill_cluster(cluster: Any, template: Message, form: Mapping[str, str]) -> No
             continue
         path = f"spec.template_parameters['{item.name}']"
         spec.template_parameters[item.name].CopyFrom(parse_value(text, item.type_url, path))
-    for key in sorted(template.node_sets):  # type: ignore[attr-defined]
+    for key in sorted(template.node_sets):
         text = form.get(NODE_SET_PREFIX + key, "").strip()
         if text == "":
             continue

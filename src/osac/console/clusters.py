@@ -1,7 +1,9 @@
 """What the cluster pages show, computed from a cluster message (public or private) and ``now``.
 
 Only the CLI's rules are applied: the STAGE and HEALTH cells (``status.clusters.cells``) and the
-describe view's stage line and health breakdown (``status.clusters.summary``).
+describe view's stage line and health breakdown (``status.clusters.summary``). The messages are
+typed as the public classes, which the private ones (a provider admin's reads) extend: every
+field read here has the same name in both.
 """
 
 from __future__ import annotations
@@ -10,10 +12,17 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TypeAlias
 
 from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from osac.api.private.v1.tenant_type_pb2 import TenantCondition as PrivateTenantCondition
+from osac.api.public.v1.bare_metal_instance_type_pb2 import BareMetalInstanceCondition
+from osac.api.public.v1.cluster_type_pb2 import Cluster, ClusterCondition, ClusterStatus
+from osac.api.public.v1.compute_instance_type_pb2 import ComputeInstanceCondition
+from osac.api.public.v1.external_ip_attachment_type_pb2 import ExternalIPAttachment
+from osac.api.public.v1.tenant_type_pb2 import TenantCondition
 from osac.console.labels import CLUSTER_STATES, NODE_SET_STATES, Label, health_label, stage_label, state_label
 from osac.status.clusters import cells, summary
 from osac.status.clusters.terms import PROGRESSING, STAGE_UNKNOWN, STALLED
@@ -21,6 +30,11 @@ from osac.status.clusters.terms import PROGRESSING, STAGE_UNKNOWN, STALLED
 PROVISIONING_TRACK = ("PreparingInfrastructure", "ControlPlaneStarting", "WorkersJoining", "Ready")
 TEARDOWN_TRACK = ("DestroyingCloudResources", "DestroyingControlPlane", "Deleted")
 DELETING_STATES = (4, 5)
+
+#: A condition of the kinds whose status has conditions (the tenants of the provider admin's
+#: catalogue are read through the private API).
+Condition: TypeAlias = (ClusterCondition | ComputeInstanceCondition | BareMetalInstanceCondition
+                        | TenantCondition | PrivateTenantCondition)
 
 
 @dataclass(frozen=True)
@@ -81,11 +95,11 @@ def _field(message: Message, name: str) -> Timestamp | None:
     return getattr(message, name) if message.HasField(name) else None
 
 
-def cluster_row(cluster: Message, now: datetime) -> ClusterRow:
-    status = cluster.status  # type: ignore[attr-defined]
-    meta = cluster.metadata  # type: ignore[attr-defined]
+def cluster_row(cluster: Cluster, now: datetime) -> ClusterRow:
+    status = cluster.status
+    meta = cluster.metadata
     return ClusterRow(
-        id=cluster.id,  # type: ignore[attr-defined]
+        id=cluster.id,
         name=meta.name,
         tenant=meta.tenant,
         version=meta.version,
@@ -97,12 +111,12 @@ def cluster_row(cluster: Message, now: datetime) -> ClusterRow:
     )
 
 
-def track(status: Message) -> tuple[Step, ...]:
+def track(status: ClusterStatus) -> tuple[Step, ...]:
     """The stage track with the current stage: provisioning, or teardown once deleting."""
-    deleting = status.state in DELETING_STATES  # type: ignore[attr-defined]
+    deleting = status.state in DELETING_STATES
     stages = TEARDOWN_TRACK if deleting else PROVISIONING_TRACK
-    stage = status.stage  # type: ignore[attr-defined]
-    is_ready = not deleting and status.state == 2 and stage in ("", "Scaling")  # type: ignore[attr-defined]
+    stage = status.stage
+    is_ready = not deleting and status.state == 2 and stage in ("", "Scaling")
     current = "Ready" if is_ready else stage
     if current not in stages:
         return tuple(Step(name, "pending") for name in stages)
@@ -136,15 +150,15 @@ class ClusterDetail:
     node_set_keys: tuple[str, ...]
 
 
-def cluster_detail(cluster: Message, now: datetime, host_types: dict[str, str]) -> ClusterDetail:
-    status = cluster.status  # type: ignore[attr-defined]
+def cluster_detail(cluster: Cluster, now: datetime, host_types: dict[str, str]) -> ClusterDetail:
+    status = cluster.status
     progressing = summary.condition_of(status, PROGRESSING)
-    reason = progressing.reason if progressing is not None else ""  # type: ignore[attr-defined]
+    reason = progressing.reason if progressing is not None else ""
     threshold = summary.current_threshold(status)
     entered = Moment.of(_field(status, "stage_entered_at"), now)
     return ClusterDetail(
         row=cluster_row(cluster, now),
-        catalog_item=cluster.spec.catalog_item or "-",  # type: ignore[attr-defined]
+        catalog_item=cluster.spec.catalog_item or "-",
         state_since=Moment.of(_field(status, "state_transition_time"), now),
         stage_line=summary.stage_text(status, now),
         stage=status.stage or "-",
@@ -152,7 +166,7 @@ def cluster_detail(cluster: Message, now: datetime, host_types: dict[str, str]) 
         threshold=summary.duration_text(threshold) if threshold is not None else "-",
         is_stalled=reason == STALLED,
         is_stage_unknown=reason == STAGE_UNKNOWN,
-        progressing_message=progressing.message if progressing is not None else "",  # type: ignore[attr-defined]
+        progressing_message=progressing.message if progressing is not None else "",
         track=track(status),
         control_plane=summary.control_plane_text(status),
         workers=summary.workers_text(status),
@@ -162,11 +176,11 @@ def cluster_detail(cluster: Message, now: datetime, host_types: dict[str, str]) 
         ingress_endpoint=status.ingress_endpoint or "-",
         node_sets=node_set_rows(cluster, host_types),
         conditions=condition_rows(status.conditions, now),
-        node_set_keys=tuple(sorted(cluster.spec.node_sets)),  # type: ignore[attr-defined]
+        node_set_keys=tuple(sorted(cluster.spec.node_sets)),
     )
 
 
-def node_set_rows(cluster: Message, host_types: dict[str, str]) -> tuple[NodeSetRow, ...]:
+def node_set_rows(cluster: Cluster, host_types: dict[str, str]) -> tuple[NodeSetRow, ...]:
     """As ``osac describe cluster``: every key of the spec or the status, sizes from the spec."""
     rows = []
     for view in summary.node_set_views(cluster):
@@ -183,13 +197,13 @@ def node_set_rows(cluster: Message, host_types: dict[str, str]) -> tuple[NodeSet
     return tuple(rows)
 
 
-def condition_type_name(item: Message) -> str:
+def condition_type_name(item: Condition) -> str:
     """``ControlPlaneAvailable`` for CLUSTER_CONDITION_TYPE_CONTROL_PLANE_AVAILABLE (as the CLI
     prints it); an unknown number raw."""
     enum = item.DESCRIPTOR.fields_by_name["type"].enum_type
-    number = item.type  # type: ignore[attr-defined]
-    value = enum.values_by_number.get(number)
-    if value is None:
+    number = item.type
+    value = enum.values_by_number.get(number) if enum is not None else None
+    if enum is None or value is None:
         return str(number)
     names = [v.name for v in enum.values]
     prefix = os.path.commonprefix(names)
@@ -197,14 +211,14 @@ def condition_type_name(item: Message) -> str:
     return "".join(word.capitalize() for word in value.name[len(prefix):].split("_"))
 
 
-def condition_rows(conditions: Sequence[Message], now: datetime) -> tuple[ConditionRow, ...]:
+def condition_rows(conditions: Sequence[Condition], now: datetime) -> tuple[ConditionRow, ...]:
     return tuple(
         ConditionRow(
             type=condition_type_name(item),
-            status=summary.status_text(item.status),  # type: ignore[attr-defined]
-            reason=item.reason or "-",  # type: ignore[attr-defined]
+            status=summary.status_text(item.status),
+            reason=item.reason or "-",
             since=Moment.of(_field(item, "last_transition_time"), now),
-            message=item.message,  # type: ignore[attr-defined]
+            message=item.message,
         )
         for item in conditions
     )
@@ -216,19 +230,19 @@ ATTACHMENT_READY = 2
 ATTACHMENT_STATES = {1: "PENDING", 2: "READY", 3: "FAILED", 4: "DELETING", 5: "DELETE_FAILED"}
 
 
-def external_addresses(attachments: Sequence[Message]) -> tuple[tuple[str, str], ...]:
+def external_addresses(attachments: Sequence[ExternalIPAttachment]) -> tuple[tuple[str, str], ...]:
     """As ``osac describe cluster``'s External API / External Ingress: the addresses of the
     cluster's READY external IP attachments per endpoint; attachments not READY yet show their
     state, ``(PENDING)``; ``-``: none."""
     shown = []
     for number, term in ENDPOINTS:
-        mine = [a for a in attachments if a.spec.target_endpoint == number]  # type: ignore[attr-defined]
-        ready = [a.status.external_ip_address for a in mine  # type: ignore[attr-defined]
-                 if a.status.state == ATTACHMENT_READY and a.status.external_ip_address]  # type: ignore[attr-defined]
+        mine = [a for a in attachments if a.spec.target_endpoint == number]
+        ready = [a.status.external_ip_address for a in mine
+                 if a.status.state == ATTACHMENT_READY and a.status.external_ip_address]
         if ready:
             shown.append((term, ", ".join(ready)))
         elif mine:
-            shown.append((term, ", ".join(f"({ATTACHMENT_STATES.get(a.status.state, str(a.status.state))})"  # type: ignore[attr-defined]
+            shown.append((term, ", ".join(f"({ATTACHMENT_STATES.get(a.status.state, str(a.status.state))})"
                                           for a in mine)))
         else:
             shown.append((term, "-"))

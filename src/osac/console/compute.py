@@ -1,12 +1,20 @@
-"""What the compute pages show (VMs and bare-metal instances), computed from their messages and ``now``."""
+"""What the compute pages show (VMs and bare-metal instances), computed from their messages and ``now``.
+
+The messages are typed as the public classes, which the private ones (a provider admin's reads)
+extend: every field read here has the same name in both.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
 
-from google.protobuf.message import Message
-
+from osac.api.private.v1.bare_metal_instance_type_pb2 import (
+    BARE_METAL_INSTANCE_RUN_STRATEGY_ALWAYS,
+    BARE_METAL_INSTANCE_RUN_STRATEGY_HALTED,
+)
+from osac.api.public.v1.bare_metal_instance_type_pb2 import BareMetalInstance
+from osac.api.public.v1.compute_instance_type_pb2 import ComputeInstance
 from osac.console.clusters import ConditionRow, Moment, condition_rows
 from osac.console.labels import BARE_METAL_STATES, COMPUTE_STATES, Label, state_label
 
@@ -46,27 +54,27 @@ class VmDetail:
     conditions: tuple[ConditionRow, ...]
 
 
-def vm_row(vm: Message, now: datetime, templates: dict[str, str] | None = None) -> VmRow:
-    meta = vm.metadata  # type: ignore[attr-defined]
-    status = vm.status  # type: ignore[attr-defined]
+def vm_row(vm: ComputeInstance, now: datetime, templates: dict[str, str] | None = None) -> VmRow:
+    meta = vm.metadata
+    status = vm.status
     return VmRow(
-        id=vm.id,  # type: ignore[attr-defined]
+        id=vm.id,
         name=meta.name,
         tenant=meta.tenant,
         version=meta.version,
         state=state_label(COMPUTE_STATES, status.state),
-        template=(templates or {}).get(vm.spec.template, vm.spec.template) or "-",  # type: ignore[attr-defined]
+        template=(templates or {}).get(vm.spec.template, vm.spec.template) or "-",
         internal_ip=status.internal_ip_address or "-",
         external_ip=status.external_ip_address or "-",
         created=Moment.of(meta.creation_timestamp if meta.HasField("creation_timestamp") else None, now),
     )
 
 
-def vm_detail(vm: Message, now: datetime, subnet_names: dict[str, str], templates: dict[str, str]) -> VmDetail:
-    status = vm.status  # type: ignore[attr-defined]
+def vm_detail(vm: ComputeInstance, now: datetime, subnet_names: dict[str, str], templates: dict[str, str]) -> VmDetail:
+    status = vm.status
     return VmDetail(
         row=vm_row(vm, now, templates),
-        run_strategy=vm.spec.run_strategy or RUNNING,  # type: ignore[attr-defined]
+        run_strategy=vm.spec.run_strategy or RUNNING,
         state_since=Moment.of(status.state_transition_time if status.HasField("state_transition_time") else None, now),
         last_restarted=Moment.of(status.last_restarted_at if status.HasField("last_restarted_at") else None, now),
         nics=tuple(
@@ -79,8 +87,8 @@ def vm_detail(vm: Message, now: datetime, subnet_names: dict[str, str], template
 
 #: spec.run_strategy of a bare-metal instance (an enum): ALWAYS keeps the host on, HALTED off.
 BARE_METAL_POWER = {0: "Always", 1: "Always", 2: "Halted"}
-BARE_METAL_RUNNING = 1
-BARE_METAL_HALTED = 2
+BARE_METAL_RUNNING = BARE_METAL_INSTANCE_RUN_STRATEGY_ALWAYS  # 1
+BARE_METAL_HALTED = BARE_METAL_INSTANCE_RUN_STRATEGY_HALTED  # 2
 
 
 @dataclass(frozen=True)
@@ -105,12 +113,12 @@ class BareMetalDetail:
     conditions: tuple[ConditionRow, ...]
 
 
-def bare_metal_row(bmi: Message, now: datetime, host_types: dict[str, str]) -> BareMetalRow:
-    meta = bmi.metadata  # type: ignore[attr-defined]
-    status = bmi.status  # type: ignore[attr-defined]
-    host_type = bmi.spec.host_type  # type: ignore[attr-defined]
+def bare_metal_row(bmi: BareMetalInstance, now: datetime, host_types: dict[str, str]) -> BareMetalRow:
+    meta = bmi.metadata
+    status = bmi.status
+    host_type = bmi.spec.host_type
     return BareMetalRow(
-        id=bmi.id,  # type: ignore[attr-defined]
+        id=bmi.id,
         name=meta.name,
         tenant=meta.tenant,
         version=meta.version,
@@ -121,12 +129,12 @@ def bare_metal_row(bmi: Message, now: datetime, host_types: dict[str, str]) -> B
     )
 
 
-def bare_metal_detail(bmi: Message, now: datetime, subnet_names: dict[str, str],
+def bare_metal_detail(bmi: BareMetalInstance, now: datetime, subnet_names: dict[str, str],
                       host_types: dict[str, str]) -> BareMetalDetail:
-    status = bmi.status  # type: ignore[attr-defined]
+    status = bmi.status
     return BareMetalDetail(
         row=bare_metal_row(bmi, now, host_types),
-        run_strategy=BARE_METAL_POWER.get(bmi.spec.run_strategy, str(bmi.spec.run_strategy)),  # type: ignore[attr-defined]
+        run_strategy=BARE_METAL_POWER.get(bmi.spec.run_strategy, str(bmi.spec.run_strategy)),
         host=getattr(status, "host", "") or "-",
         state_since=Moment.of(status.state_transition_time if status.HasField("state_transition_time") else None, now),
         nics=tuple(

@@ -21,8 +21,10 @@ from google.protobuf.message import Message
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
+from osac.api.private.v1.event_type_pb2 import Event
 from osac.services.core.context import Caller
 from osac.services.core.errors import InvalidArgument, OutOfRange
+from osac.services.core.shape import as_kind, id_of, metadata_of
 from osac.services.streams.events import EventsService
 
 KEEPALIVE = 15.0
@@ -37,14 +39,15 @@ def resume_point(request: Request) -> int:
     return int(text)
 
 
-def change_frame(event: Message) -> bytes | None:
+def change_frame(message: Message) -> bytes | None:
+    event = as_kind(message, Event)
     kind = event.WhichOneof("payload")
     if kind is None:
         return None
     obj = getattr(event, kind)
-    data = {"kind": kind, "id": obj.id, "version": obj.metadata.version,
-            "type": EVENT_TYPES.get(event.type, str(event.type))}  # type: ignore[attr-defined]
-    return f"id: {event.revision}\nevent: change\ndata: {json.dumps(data)}\n\n".encode()  # type: ignore[attr-defined]
+    data = {"kind": kind, "id": id_of(obj), "version": metadata_of(obj).version,
+            "type": EVENT_TYPES.get(event.type, str(event.type))}
+    return f"id: {event.revision}\nevent: change\ndata: {json.dumps(data)}\n\n".encode()
 
 
 async def live_stream(events: EventsService, caller: Caller, after: int) -> Response:

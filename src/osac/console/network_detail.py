@@ -10,13 +10,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from google.protobuf.message import Message
 
+from osac.api.public.v1.bare_metal_instance_type_pb2 import (
+    BareMetalInstance,
+    BareMetalNetworkAttachmentStatus,
+)
+from osac.api.public.v1.cluster_type_pb2 import Cluster
+from osac.api.public.v1.compute_instance_type_pb2 import ComputeInstance, ComputeNetworkAttachmentStatus
+from osac.api.public.v1.security_group_type_pb2 import SecurityGroup
 from osac.console.labels import BARE_METAL_STATES, CLUSTER_STATES, COMPUTE_STATES, Label, state_label
 from osac.console.networking import PROTOCOLS
 from osac.console.tables import cel_string
+from osac.services.core.shape import as_kind, id_of, metadata_of, status_of
 
 #: Kinds whose changes alter a networking detail page besides the object itself.
 RELATED_KINDS: dict[str, tuple[str, ...]] = {
@@ -34,10 +41,10 @@ class RuleRow:
     peers: str
 
 
-def rule_rows(group: Message) -> tuple[RuleRow, ...]:
+def rule_rows(group: SecurityGroup) -> tuple[RuleRow, ...]:
     """The group's rules: inbound first, then outbound, as stored."""
     rows = []
-    spec = group.spec  # type: ignore[attr-defined]
+    spec = group.spec
     for direction, rules in (("Inbound", spec.ingress), ("Outbound", spec.egress)):
         for rule in rules:
             ports = "-"
@@ -66,20 +73,30 @@ class Attached:
     noun: str
     path: str
     filter: Callable[[str], str]
-    addresses: Callable[[Any, str], str]
+    addresses: Callable[[Message, str], str]
     states: dict[int, Label]
 
-    def row(self, obj: Any, subnet_id: str) -> AttachedRow:
-        return AttachedRow(self.noun, obj.id, obj.metadata.name, f"/{self.path}/{obj.id}",
-                           state_label(self.states, obj.status.state), self.addresses(obj, subnet_id) or "-")
+    def row(self, obj: Message, subnet_id: str) -> AttachedRow:
+        object_id = id_of(obj)
+        return AttachedRow(self.noun, object_id, metadata_of(obj).name, f"/{self.path}/{object_id}",
+                           state_label(self.states, status_of(obj).state), self.addresses(obj, subnet_id) or "-")
 
 
-def _nic_addresses(statuses: Sequence[Any], subnet_id: str) -> str:
+def _nic_addresses(statuses: Sequence[ComputeNetworkAttachmentStatus | BareMetalNetworkAttachmentStatus],
+                   subnet_id: str) -> str:
     return ", ".join(n.ip_address for n in statuses if n.subnet == subnet_id and n.ip_address)
 
 
-def _cluster_addresses(cluster: Any, _subnet_id: str) -> str:
-    status = cluster.status
+def _vm_addresses(obj: Message, subnet_id: str) -> str:
+    return _nic_addresses(as_kind(obj, ComputeInstance).status.compute_network_attachment_statuses, subnet_id)
+
+
+def _bare_metal_addresses(obj: Message, subnet_id: str) -> str:
+    return _nic_addresses(as_kind(obj, BareMetalInstance).status.network_attachment_statuses, subnet_id)
+
+
+def _cluster_addresses(obj: Message, _subnet_id: str) -> str:
+    status = as_kind(obj, Cluster).status
     return ", ".join(f"{what} {address}" for what, address in (("API", status.api_endpoint),
                                                               ("ingress", status.ingress_endpoint)) if address)
 
@@ -95,10 +112,10 @@ def _on_subnet(spec_list: str, status_list: str) -> Callable[[str], str]:
 ATTACHED = (
     Attached("compute_instance", "Virtual machine", "compute-instances",
              _on_subnet("compute_network_attachments", "compute_network_attachment_statuses"),
-             lambda vm, subnet: _nic_addresses(vm.status.compute_network_attachment_statuses, subnet), COMPUTE_STATES),
+             _vm_addresses, COMPUTE_STATES),
     Attached("bare_metal_instance", "Bare-metal instance", "baremetal-instances",
              _on_subnet("network_attachments", "network_attachment_statuses"),
-             lambda bmi, subnet: _nic_addresses(bmi.status.network_attachment_statuses, subnet), BARE_METAL_STATES),
+             _bare_metal_addresses, BARE_METAL_STATES),
     Attached("cluster", "Cluster", "clusters",
              lambda subnet: f"this.spec.network_attachment.subnet == {cel_string(subnet)}",
              _cluster_addresses, CLUSTER_STATES),

@@ -4,23 +4,39 @@ become messages.
 Every networking list has the same shape (name, tenant for admins, the kind's own cells, state,
 delete) so one template renders them all from a ``NetworkView``: its columns, a row builder and,
 for kinds the console creates, its form fields and the message they make.
+
+A view's functions take the generic ``Message`` the reads return and take it as its kind's class
+once, on entry: the public class for the rows (the private one a provider admin reads has every
+field of it), the private class for the new object a form fills.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from google.protobuf.message import Message
 
+from osac.api.private.v1.external_ip_type_pb2 import ExternalIP as PrivateExternalIP
+from osac.api.private.v1.security_group_type_pb2 import SecurityGroup as PrivateSecurityGroup
+from osac.api.private.v1.security_rule_type_pb2 import PROTOCOL_ALL, PROTOCOL_ICMP, PROTOCOL_TCP, PROTOCOL_UDP
+from osac.api.private.v1.security_rule_type_pb2 import Protocol as PrivateProtocol
+from osac.api.private.v1.subnet_type_pb2 import Subnet as PrivateSubnet
+from osac.api.private.v1.virtual_network_type_pb2 import VirtualNetwork as PrivateVirtualNetwork
+from osac.api.public.v1.external_ip_type_pb2 import ExternalIP
+from osac.api.public.v1.nat_gateway_type_pb2 import NATGateway
+from osac.api.public.v1.security_group_type_pb2 import SecurityGroup
+from osac.api.public.v1.security_rule_type_pb2 import SecurityRule
+from osac.api.public.v1.subnet_type_pb2 import Subnet, SubnetSpec
+from osac.api.public.v1.virtual_network_type_pb2 import VirtualNetwork, VirtualNetworkSpec
 from osac.console.labels import NETWORK_STATES, SUBNET_STATES, Label, state_label
 from osac.services.core.errors import InvalidArgument
+from osac.services.core.shape import as_kind, id_of, metadata_of, status_of
 
 Cell = str | Label
 
 
-def _cidrs(spec: Any) -> str:
+def _cidrs(spec: VirtualNetworkSpec | SubnetSpec) -> str:
     return ", ".join(c for c in (spec.ipv4_cidr, spec.ipv6_cidr) if c) or "-"
 
 
@@ -70,7 +86,7 @@ class NetworkView:
     refs: Mapping[str, Callable[[Message], Sequence[str]]] = field(default_factory=dict)
     form: tuple[Field, ...] = ()
     #: Fill a new message from the submitted form. :raises InvalidArgument: naming the field.
-    fill: Callable[[Any, Mapping[str, str]], None] | None = None
+    fill: Callable[[Message, Mapping[str, str]], None] | None = None
     #: Other kinds whose changes alter the rows (an external IP's attachments).
     also_live: tuple[str, ...] = ()
     #: Cells naming another networking object: column -> (its collection, how to find its id).
@@ -92,9 +108,9 @@ class NetworkView:
 
 
 def _base(obj: Message, cells: Sequence[Cell], states: dict[int, Label], details: Sequence[str] = ()) -> NetRow:
-    meta = obj.metadata  # type: ignore[attr-defined]
-    status = obj.status  # type: ignore[attr-defined]
-    return NetRow(obj.id, meta.name, meta.tenant, meta.version, tuple(cells),  # type: ignore[attr-defined]
+    meta = metadata_of(obj)
+    status = status_of(obj)
+    return NetRow(id_of(obj), meta.name, meta.tenant, meta.version, tuple(cells),
                   state_label(states, status.state), status.message, tuple(details))
 
 
@@ -105,14 +121,16 @@ def _name(names: Names, kind: str, object_id: str) -> str:
 # -- rows --------------------------------------------------------------------------------------------
 
 
-def virtual_network_row(vn: Message, names: Names) -> NetRow:
-    spec = vn.spec  # type: ignore[attr-defined]
+def virtual_network_row(obj: Message, names: Names) -> NetRow:
+    vn = as_kind(obj, VirtualNetwork)
+    spec = vn.spec
     return _base(vn, [_name(names, "network_class", spec.network_class), _cidrs(spec)], NETWORK_STATES)
 
 
-def subnet_row(subnet: Message, names: Names) -> NetRow:
-    spec = subnet.spec  # type: ignore[attr-defined]
-    status = subnet.status  # type: ignore[attr-defined]
+def subnet_row(obj: Message, names: Names) -> NetRow:
+    subnet = as_kind(obj, Subnet)
+    spec = subnet.spec
+    status = subnet.status
     return _base(subnet, [_name(names, "virtual_network", spec.virtual_network), _cidrs(spec), status.gateway or "-",
                           status.vip_range or "-", str(status.available_addresses) if status.state else "-"],
                  SUBNET_STATES)
@@ -121,7 +139,7 @@ def subnet_row(subnet: Message, names: Names) -> NetRow:
 PROTOCOLS = {1: "TCP", 2: "UDP", 3: "ICMP", 4: "ALL"}
 
 
-def rule_text(rule: Any, direction: str) -> str:
+def rule_text(rule: SecurityRule, direction: str) -> str:
     """``Inbound TCP 22 from 0.0.0.0/0`` (ports as a range when they differ; ALL and ICMP have none)."""
     protocol = PROTOCOLS.get(rule.protocol, str(rule.protocol))
     ports = ""
@@ -131,22 +149,25 @@ def rule_text(rule: Any, direction: str) -> str:
     return f"{direction} {protocol}{ports} {'from' if direction == 'Inbound' else 'to'} {peers}"
 
 
-def security_group_row(group: Message, names: Names) -> NetRow:
-    spec = group.spec  # type: ignore[attr-defined]
+def security_group_row(obj: Message, names: Names) -> NetRow:
+    group = as_kind(obj, SecurityGroup)
+    spec = group.spec
     rules = [rule_text(r, "Inbound") for r in spec.ingress] + [rule_text(r, "Outbound") for r in spec.egress]
     return _base(group, [_name(names, "virtual_network", spec.virtual_network), str(len(spec.ingress)),
                          str(len(spec.egress))], NETWORK_STATES, rules)
 
 
-def external_ip_row(address: Message, names: Names) -> NetRow:
-    status = address.status  # type: ignore[attr-defined]
-    pool = status.pool or address.spec.pool  # type: ignore[attr-defined]
-    attached = names.get("attached", {}).get(address.id, "-")  # type: ignore[attr-defined]
+def external_ip_row(obj: Message, names: Names) -> NetRow:
+    address = as_kind(obj, ExternalIP)
+    status = address.status
+    pool = status.pool or address.spec.pool
+    attached = names.get("attached", {}).get(address.id, "-")
     return _base(address, [status.address or "-", _name(names, "external_ip_pool", pool), attached], EXTERNAL_IP_STATES)
 
 
-def nat_gateway_row(gateway: Message, names: Names) -> NetRow:
-    spec = gateway.spec  # type: ignore[attr-defined]
+def nat_gateway_row(obj: Message, names: Names) -> NetRow:
+    gateway = as_kind(obj, NATGateway)
+    spec = gateway.spec
     return _base(gateway, [_name(names, "virtual_network", spec.virtual_network),
                            _name(names, "external_ip", spec.external_ip)], NETWORK_STATES)
 
@@ -160,20 +181,26 @@ EXTERNAL_IP_STATES: dict[int, Label] = {
 # -- forms -------------------------------------------------------------------------------------------
 
 
-def _fill_virtual_network(vn: Any, form: Mapping[str, str]) -> None:
+def _fill_virtual_network(obj: Message, form: Mapping[str, str]) -> None:
+    vn = as_kind(obj, PrivateVirtualNetwork)
     vn.spec.network_class = form.get("network_class", "")
     vn.spec.ipv4_cidr = form.get("ipv4_cidr", "").strip()
 
 
-def _fill_subnet(subnet: Any, form: Mapping[str, str]) -> None:
+def _fill_subnet(obj: Message, form: Mapping[str, str]) -> None:
+    subnet = as_kind(obj, PrivateSubnet)
     subnet.spec.virtual_network = form.get("virtual_network", "")
     subnet.spec.ipv4_cidr = form.get("ipv4_cidr", "").strip()
 
 
-PROTOCOL_NUMBERS = {text.lower(): number for number, text in PROTOCOLS.items()}
+#: The protocols a form names, in the order of ``PROTOCOLS``.
+PROTOCOL_NUMBERS: dict[str, PrivateProtocol] = {
+    "tcp": PROTOCOL_TCP, "udp": PROTOCOL_UDP, "icmp": PROTOCOL_ICMP, "all": PROTOCOL_ALL,
+}
 
 
-def _fill_security_group(group: Any, form: Mapping[str, str]) -> None:
+def _fill_security_group(obj: Message, form: Mapping[str, str]) -> None:
+    group = as_kind(obj, PrivateSecurityGroup)
     group.spec.virtual_network = form.get("virtual_network", "")
     protocol = form.get("protocol", "")
     if not protocol:
@@ -192,15 +219,39 @@ def _fill_security_group(group: Any, form: Mapping[str, str]) -> None:
     rule.ipv4_cidr = form.get("source", "").strip() or "0.0.0.0/0"
 
 
-def _fill_external_ip(address: Any, form: Mapping[str, str]) -> None:
+def _fill_external_ip(obj: Message, form: Mapping[str, str]) -> None:
+    address = as_kind(obj, PrivateExternalIP)
     address.spec.pool = form.get("pool", "")
 
 
-def _virtual_network_of(obj: Message) -> Sequence[str]:
-    return [obj.spec.virtual_network]  # type: ignore[attr-defined]
+def _subnet_network(obj: Message) -> str:
+    return as_kind(obj, Subnet).spec.virtual_network
 
 
-VN_LINK = {"Virtual network": ("virtual-networks", lambda o: o.spec.virtual_network)}  # type: ignore[attr-defined]
+def _group_network(obj: Message) -> str:
+    return as_kind(obj, SecurityGroup).spec.virtual_network
+
+
+def _gateway_network(obj: Message) -> str:
+    return as_kind(obj, NATGateway).spec.virtual_network
+
+
+def _network_class_of(obj: Message) -> Sequence[str]:
+    return [as_kind(obj, VirtualNetwork).spec.network_class]
+
+
+def _pool_of(obj: Message) -> Sequence[str]:
+    address = as_kind(obj, ExternalIP)
+    return [address.status.pool or address.spec.pool]
+
+
+def _external_ip_of(obj: Message) -> str:
+    return as_kind(obj, NATGateway).spec.external_ip
+
+
+def _vn_link(network_of: Callable[[Message], str]) -> dict[str, tuple[str, Callable[[Message], str]]]:
+    """The "Virtual network" cell linked to the network's page."""
+    return {"Virtual network": ("virtual-networks", network_of)}
 
 
 VN_FIELD = Field("virtual_network", "Virtual network", required=True, choices_of="virtual_network")
@@ -209,35 +260,35 @@ CIDR_FIELD = Field("ipv4_cidr", "IPv4 CIDR", required=True, placeholder="10.20.0
 VIEWS: dict[str, NetworkView] = {view.collection: view for view in (
     NetworkView("virtual_network", "virtual-networks", "Virtual networks", "virtual network",
                 ("Network class", "CIDR"), virtual_network_row,
-                refs={"network_class": lambda o: [o.spec.network_class]},  # type: ignore[attr-defined]
+                refs={"network_class": _network_class_of},
                 form=(Field("network_class", "Network class (empty: the default)", choices_of="network_class"),
                       CIDR_FIELD),
                 fill=_fill_virtual_network),
     NetworkView("subnet", "subnets", "Subnets", "subnet",
                 ("Virtual network", "CIDR", "Gateway", "VIP range", "Available addresses"), subnet_row,
-                refs={"virtual_network": _virtual_network_of},
+                refs={"virtual_network": lambda o: [_subnet_network(o)]},
                 form=(VN_FIELD, Field("ipv4_cidr", "IPv4 CIDR (inside the network's)", required=True,
                                       placeholder="10.20.1.0/24")),
-                fill=_fill_subnet, links=VN_LINK),
+                fill=_fill_subnet, links=_vn_link(_subnet_network)),
     NetworkView("security_group", "security-groups", "Security groups", "security group",
                 ("Virtual network", "Inbound rules", "Outbound rules"), security_group_row,
-                refs={"virtual_network": _virtual_network_of},
+                refs={"virtual_network": lambda o: [_group_network(o)]},
                 form=(VN_FIELD,
                       Field("protocol", "Inbound rule: protocol (empty: no rule)",
                             choices=(("", "no inbound rule"),) + tuple((p, p.upper()) for p in PROTOCOL_NUMBERS)),
                       Field("ports", "Inbound rule: ports", placeholder="22 or 8000-8080"),
                       Field("source", "Inbound rule: source CIDR", placeholder="0.0.0.0/0")),
-                fill=_fill_security_group, links=VN_LINK),
+                fill=_fill_security_group, links=_vn_link(_group_network)),
     NetworkView("external_ip", "external-ips", "External IPs", "external IP",
                 ("Address", "Pool", "Attached to"), external_ip_row,
-                refs={"external_ip_pool": lambda o: [o.status.pool or o.spec.pool]},  # type: ignore[attr-defined]
+                refs={"external_ip_pool": _pool_of},
                 form=(Field("pool", "Pool", required=True, choices_of="external_ip_pool"),),
                 fill=_fill_external_ip, also_live=("external_ip_attachment",)),
     NetworkView("nat_gateway", "nat-gateways", "NAT gateways", "NAT gateway",
                 ("Virtual network", "External IP"), nat_gateway_row,
-                refs={"virtual_network": _virtual_network_of,
-                      "external_ip": lambda o: [o.spec.external_ip]},  # type: ignore[attr-defined]
-                links={**VN_LINK, "External IP": ("external-ips", lambda o: o.spec.external_ip)}),  # type: ignore[attr-defined]
+                refs={"virtual_network": lambda o: [_gateway_network(o)],
+                      "external_ip": lambda o: [_external_ip_of(o)]},
+                links={**_vn_link(_gateway_network), "External IP": ("external-ips", _external_ip_of)}),
 )}
 
 #: The targets an external IP attachment names, with the noun the "Attached to" cell shows.

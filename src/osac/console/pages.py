@@ -3,6 +3,10 @@
 Handlers take a ``Visit`` (the request, the session, the caller, the template renderer) and return
 a response; errors of the service layer propagate to ``app``, which renders them with the API's
 status code and message (another tenant's id: 404, as in the API).
+
+What ``Reads`` returns is taken as the kind's public class (a provider admin reads the private
+messages, which have every field of the public ones); what the services return for a write, and
+a new object, as the private class.
 """
 
 from __future__ import annotations
@@ -16,6 +20,15 @@ from google.protobuf.message import Message
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
+from osac.api.private.v1.bare_metal_instance_type_pb2 import BareMetalInstance as PrivateBareMetalInstance
+from osac.api.private.v1.cluster_type_pb2 import Cluster as PrivateCluster
+from osac.api.private.v1.compute_instance_type_pb2 import ComputeInstance as PrivateComputeInstance
+from osac.api.private.v1.lifecycle_event_type_pb2 import LifecycleEvent
+from osac.api.public.v1.bare_metal_instance_type_pb2 import BareMetalInstance
+from osac.api.public.v1.cluster_template_type_pb2 import ClusterTemplate
+from osac.api.public.v1.cluster_type_pb2 import Cluster
+from osac.api.public.v1.compute_instance_type_pb2 import ComputeInstance
+from osac.api.public.v1.external_ip_attachment_type_pb2 import ExternalIPAttachment
 from osac.auth import policy
 from osac.console import catalogue, cluster_fields, clusters, compute, counts, network_detail, networking
 from osac.console.labels import (
@@ -36,6 +49,7 @@ from osac.services.core import access
 from osac.services.core.context import Caller
 from osac.services.core.errors import InvalidArgument, NotFound, PermissionDenied, ServiceError
 from osac.services.core.generic import KindService
+from osac.services.core.shape import as_kind, id_of, metadata_of
 
 STALLED_FILTER = "this.status.conditions.exists(c, c.type == 1 && c.reason == 'Stalled')"
 STAGE_UNKNOWN_FILTER = "this.status.conditions.exists(c, c.type == 1 && c.reason == 'StageUnknown')"
@@ -68,8 +82,8 @@ class Visit:
     def refusal(self, kind: str, method: Method | policy.Method, obj: Message | None = None) -> str:
         """The API's refusal of ``method`` (on ``obj``) for the caller, or "" when it is allowed.
         A Create needs a tenant the caller may create objects in, besides the role."""
-        labels = dict(obj.metadata.labels) if obj is not None else None  # type: ignore[attr-defined]
-        tenant = obj.metadata.tenant if obj is not None else None  # type: ignore[attr-defined]
+        labels = dict(metadata_of(obj).labels) if obj is not None else None
+        tenant = metadata_of(obj).tenant if obj is not None else None
         try:
             access.authorize(self.caller, kind, method, labels=labels, tenant=tenant)
             if method is Method.CREATE:
@@ -106,15 +120,16 @@ async def overview(visit: Visit) -> Response:
                       live_kinds=("cluster", "compute_instance", "bare_metal_instance"))
 
 
-def _event_row(event: Message, now: datetime) -> dict[str, Any]:
+def _event_row(message: Message, now: datetime) -> dict[str, Any]:
+    event = as_kind(message, LifecycleEvent)
     return {
-        "moment": clusters.Moment.of(event.timestamp if event.HasField("timestamp") else None, now),  # type: ignore[attr-defined]
-        "type": {1: "Normal", 2: "Warning"}.get(event.type, str(event.type)),  # type: ignore[attr-defined]
-        "reason": event.reason,  # type: ignore[attr-defined]
-        "message": event.message,  # type: ignore[attr-defined]
-        "object_type": event.object_type,  # type: ignore[attr-defined]
-        "object_id": event.object_id,  # type: ignore[attr-defined]
-        "tenant": event.tenant,  # type: ignore[attr-defined]
+        "moment": clusters.Moment.of(event.timestamp if event.HasField("timestamp") else None, now),
+        "type": {1: "Normal", 2: "Warning"}.get(event.type, str(event.type)),
+        "reason": event.reason,
+        "message": event.message,
+        "object_type": event.object_type,
+        "object_id": event.object_id,
+        "tenant": event.tenant,
     }
 
 
@@ -191,7 +206,7 @@ async def cluster_list(visit: Visit) -> Response:
                              + _state_filter(query, CLUSTER_STATE_NAMES, "CLUSTER_STATE_"))
     now = visit.now
     rows, listing = await _listing(visit, "cluster", query, expression, _cluster_key(query.sort),
-                                   lambda items: [clusters.cluster_row(c, now) for c in items])
+                                   lambda items: [clusters.cluster_row(as_kind(c, Cluster), now) for c in items])
     return visit.page("clusters.html", title="Clusters", rows=rows, query=query,
                       pager=Pagination(query.page, query.per_page, listing.total), revision=listing.revision,
                       states=CLUSTER_STATE_NAMES, state_labels=CLUSTER_STATES, live_kinds=("cluster",),
@@ -211,9 +226,10 @@ async def vm_list(visit: Visit) -> Response:
     expression = " && ".join(_common_filters(visit, query)
                              + _state_filter(query, COMPUTE_STATE_NAMES, "COMPUTE_INSTANCE_STATE_"))
     now = visit.now
-    templates = {t.id: t.metadata.name for t in (await visit.reads.all("compute_instance_template")).items}  # type: ignore[attr-defined]
+    templates = {id_of(t): metadata_of(t).name for t in (await visit.reads.all("compute_instance_template")).items}
     rows, listing = await _listing(visit, "compute_instance", query, expression, _vm_key(query.sort),
-                                   lambda items: [compute.vm_row(vm, now, templates) for vm in items])
+                                   lambda items: [compute.vm_row(as_kind(vm, ComputeInstance), now, templates)
+                                                  for vm in items])
     return visit.page("vms.html", title="Virtual machines", rows=rows, query=query,
                       pager=Pagination(query.page, query.per_page, listing.total), revision=listing.revision,
                       states=COMPUTE_STATE_NAMES, state_labels=COMPUTE_STATES, live_kinds=("compute_instance",),
@@ -232,7 +248,8 @@ async def _host_type_names(visit: Visit) -> dict[str, str]:
     """Host type names by id and by name (``spec.host_type`` may name either)."""
     names: dict[str, str] = {}
     for host_type in (await visit.reads.all("host_type")).items:
-        names[host_type.id] = names[host_type.metadata.name] = host_type.metadata.name  # type: ignore[attr-defined]
+        name = metadata_of(host_type).name
+        names[id_of(host_type)] = names[name] = name
     return names
 
 
@@ -243,7 +260,8 @@ async def bare_metal_list(visit: Visit) -> Response:
     now = visit.now
     host_types = await _host_type_names(visit)
     rows, listing = await _listing(visit, "bare_metal_instance", query, expression, _bare_metal_key(query.sort),
-                                   lambda items: [compute.bare_metal_row(b, now, host_types) for b in items])
+                                   lambda items: [compute.bare_metal_row(as_kind(b, BareMetalInstance), now, host_types)
+                                                  for b in items])
     return visit.page("baremetal_list.html", title="Bare-metal instances", rows=rows, query=query,
                       pager=Pagination(query.page, query.per_page, listing.total), revision=listing.revision,
                       states=BARE_METAL_STATE_NAMES, state_labels=BARE_METAL_STATES,
@@ -263,7 +281,7 @@ async def _network_names(visit: Visit, view: networking.NetworkView, items: list
     for kind, ids_of in view.refs.items():
         names[kind] = await visit.reads.names(kind, [i for item in items for i in ids_of(item)])
     if view.kind == "external_ip":
-        names["attached"] = await _attached_to(visit, {item.id for item in items})  # type: ignore[attr-defined]
+        names["attached"] = await _attached_to(visit, {id_of(item) for item in items})
     return names
 
 
@@ -271,7 +289,7 @@ async def _attached_to(visit: Visit, address_ids: set[str]) -> dict[str, str]:
     """What each external IP is attached to (``VM web-vm``), from the caller's attachments."""
     targets: dict[str, tuple[str, str]] = {}
     for attachment in (await visit.reads.all("external_ip_attachment")).items:
-        spec = attachment.spec  # type: ignore[attr-defined]
+        spec = as_kind(attachment, ExternalIPAttachment).spec
         which = spec.WhichOneof("target")
         if spec.external_ip in address_ids and which is not None:
             targets[spec.external_ip] = (which, getattr(spec, which))
@@ -291,7 +309,7 @@ async def network_list(visit: Visit) -> Response:
     expression = " && ".join(_common_filters(visit, query))
     listing = await visit.reads.page(view.kind, offset=query.offset, limit=query.per_page, filter=expression)
     names = await _network_names(visit, view, listing.items)
-    deletable = {o.id for o in listing.items if visit.allows(view.kind, Method.DELETE, o)}  # type: ignore[attr-defined]
+    deletable = {id_of(o) for o in listing.items if visit.allows(view.kind, Method.DELETE, o)}
     return visit.page("network_list.html", title=view.title, view=view,
                       rows=[view.build(o, names) for o in listing.items], deletable=deletable,
                       can_create=view.fill is not None and visit.allows(view.kind, Method.CREATE),
@@ -308,7 +326,7 @@ async def network_form(visit: Visit, error: str = "", values: dict[str, str] | N
     for item in view.form:
         if item.choices_of:
             objects = (await visit.reads.all(item.choices_of)).items
-            choices[item.name] = sorted(((o.id, o.metadata.name) for o in objects), key=lambda c: c[1])  # type: ignore[attr-defined]
+            choices[item.name] = sorted(((id_of(o), metadata_of(o).name) for o in objects), key=lambda c: c[1])
         else:
             choices[item.name] = list(item.choices)
     return _form_page(visit, "network_new.html", f"Create a {view.noun}", error, values, status,
@@ -331,7 +349,7 @@ async def create_network(visit: Visit) -> Response:
         await service.create(visit.caller, obj)
     except ServiceError as error:
         return await network_form(visit, error.message, form, error.http_status)
-    return _back(f"/networking/{view.collection}", f"{view.noun[:1].upper()}{view.noun[1:]} {obj.metadata.name} created")
+    return _back(f"/networking/{view.collection}", f"{view.noun[:1].upper()}{view.noun[1:]} {metadata_of(obj).name} created")
 
 
 # -- details ---------------------------------------------------------------------------------------
@@ -377,8 +395,8 @@ async def network_page(visit: Visit) -> Response:
 async def cluster_page(visit: Visit) -> Response:
     cluster_id = visit.request.path_params["id"]
     events = await visit.reads.events(f"this.object_id == {cel_string(cluster_id)}", newest=10)
-    cluster = await visit.reads.get("cluster", cluster_id)
-    host_type_ids = [ns.host_type for ns in cluster.spec.node_sets.values()]  # type: ignore[attr-defined]
+    cluster = as_kind(await visit.reads.get("cluster", cluster_id), Cluster)
+    host_type_ids = [ns.host_type for ns in cluster.spec.node_sets.values()]
     host_types = await visit.reads.names("host_type", host_type_ids)
     detail = clusters.cluster_detail(cluster, visit.now, host_types)
     attachments = await visit.reads.all("external_ip_attachment", f"this.spec.cluster == {cel_string(cluster_id)}")
@@ -387,7 +405,9 @@ async def cluster_page(visit: Visit) -> Response:
            "kubeconfig": visit.allows("cluster", policy.Method.GET_KUBECONFIG, cluster)}
     return visit.page("cluster.html", title=f"Cluster {detail.row.name}", c=detail, can=can,
                       events=[_event_row(e, visit.now) for e in events.items], revision=events.revision,
-                      external=clusters.external_addresses(attachments.items), object_id=cluster_id,
+                      external=clusters.external_addresses(
+                          [as_kind(a, ExternalIPAttachment) for a in attachments.items]),
+                      object_id=cluster_id,
                       shown_version=detail.row.version, live_kinds=("cluster",),
                       related_kinds=("external_ip_attachment",), notice=visit.request.query_params.get("notice"))
 
@@ -395,9 +415,9 @@ async def cluster_page(visit: Visit) -> Response:
 async def vm_page(visit: Visit) -> Response:
     vm_id = visit.request.path_params["id"]
     events = await visit.reads.events(f"this.object_id == {cel_string(vm_id)}", newest=10)
-    vm = await visit.reads.get("compute_instance", vm_id)
-    subnets = await visit.reads.names("subnet", [n.subnet for n in vm.status.compute_network_attachment_statuses])  # type: ignore[attr-defined]
-    templates = await visit.reads.names("compute_instance_template", [vm.spec.template])  # type: ignore[attr-defined]
+    vm = as_kind(await visit.reads.get("compute_instance", vm_id), ComputeInstance)
+    subnets = await visit.reads.names("subnet", [n.subnet for n in vm.status.compute_network_attachment_statuses])
+    templates = await visit.reads.names("compute_instance_template", [vm.spec.template])
     detail = compute.vm_detail(vm, visit.now, subnets, templates)
     can = {"update": visit.allows("compute_instance", Method.UPDATE, vm),
            "delete": visit.allows("compute_instance", Method.DELETE, vm)}
@@ -409,8 +429,8 @@ async def vm_page(visit: Visit) -> Response:
 async def bare_metal_page(visit: Visit) -> Response:
     bmi_id = visit.request.path_params["id"]
     events = await visit.reads.events(f"this.object_id == {cel_string(bmi_id)}", newest=10)
-    bmi = await visit.reads.get("bare_metal_instance", bmi_id)
-    subnets = await visit.reads.names("subnet", [n.subnet for n in bmi.status.network_attachment_statuses])  # type: ignore[attr-defined]
+    bmi = as_kind(await visit.reads.get("bare_metal_instance", bmi_id), BareMetalInstance)
+    subnets = await visit.reads.names("subnet", [n.subnet for n in bmi.status.network_attachment_statuses])
     detail = compute.bare_metal_detail(bmi, visit.now, subnets, await _host_type_names(visit))
     can = {"update": visit.allows("bare_metal_instance", Method.UPDATE, bmi),
            "delete": visit.allows("bare_metal_instance", Method.DELETE, bmi)}
@@ -437,18 +457,19 @@ def _options(names: list[str]) -> list[tuple[str, str]]:
     return [(name, name) for name in names]
 
 
-def _new_from_form(service: KindService, form: dict[str, str]) -> Any:
+def _new_from_form(service: KindService, form: dict[str, str]) -> Message:
     """A new object of the service's kind, with the name and the tenant the form gives."""
-    obj: Any = service.kind.private_class()()
-    obj.metadata.name = form.get("name", "").strip()
+    obj = service.kind.private_class()()
+    metadata = metadata_of(obj)
+    metadata.name = form.get("name", "").strip()
     if form.get("tenant"):
-        obj.metadata.tenant = form["tenant"]
+        metadata.tenant = form["tenant"]
     return obj
 
 
 async def vm_form(visit: Visit, error: str = "", values: dict[str, str] | None = None, status: int = 200) -> Response:
-    templates = sorted(t.metadata.name for t in (await visit.reads.all("compute_instance_template")).items)  # type: ignore[attr-defined]
-    types = sorted(t.metadata.name for t in (await visit.reads.all("instance_type")).items)  # type: ignore[attr-defined]
+    templates = sorted(metadata_of(t).name for t in (await visit.reads.all("compute_instance_template")).items)
+    types = sorted(metadata_of(t).name for t in (await visit.reads.all("instance_type")).items)
     return _form_page(visit, "vm_new.html", "Create a virtual machine", error, values, status,
                       templates=_options(templates), instance_types=_options(types))
 
@@ -462,7 +483,7 @@ async def create_vm(visit: Visit) -> Response:
     (the server fills them in), external access in the same call when the box is ticked."""
     form = await _form(visit)
     service = visit.reads.deps.services["compute_instance"]
-    vm = _new_from_form(service, form)
+    vm = as_kind(_new_from_form(service, form), PrivateComputeInstance)
     vm.spec.template = form.get("template", "")
     if form.get("instance_type"):
         vm.spec.instance_type = form["instance_type"]
@@ -471,15 +492,16 @@ async def create_vm(visit: Visit) -> Response:
         created = await service.create(visit.caller, vm)
     except ServiceError as error:
         return await vm_form(visit, error.message, form, error.http_status)
-    return _back(f"/compute-instances/{created.id}", "Virtual machine created")  # type: ignore[attr-defined]
+    return _back(f"/compute-instances/{id_of(created)}", "Virtual machine created")
 
 
-async def _cluster_templates(visit: Visit) -> list[Message]:
+async def _cluster_templates(visit: Visit) -> list[ClusterTemplate]:
     """The cluster templates the caller sees, by name."""
-    return sorted((await visit.reads.all("cluster_template")).items, key=lambda t: t.metadata.name)  # type: ignore[attr-defined]
+    templates = [as_kind(t, ClusterTemplate) for t in (await visit.reads.all("cluster_template")).items]
+    return sorted(templates, key=lambda t: t.metadata.name)
 
 
-def _template_named(templates: list[Message], wanted: str) -> Message:
+def _template_named(templates: list[ClusterTemplate], wanted: str) -> ClusterTemplate:
     """The template a form names (name or id); the first when it names none.
 
     :raises NotFound: as the API says it of a template the caller does not see."""
@@ -488,7 +510,7 @@ def _template_named(templates: list[Message], wanted: str) -> Message:
     if not wanted:
         return templates[0]
     for template in templates:
-        if wanted in (template.id, template.metadata.name):  # type: ignore[attr-defined]
+        if wanted in (template.id, template.metadata.name):
             return template
     raise NotFound(f"ClusterTemplate '{wanted}' not found")
 
@@ -501,10 +523,10 @@ async def cluster_form(visit: Visit, error: str = "", values: dict[str, str] | N
     templates = await _cluster_templates(visit)
     template = _template_named(templates, (values or {}).get("template") or
                                visit.request.query_params.get("template", ""))
-    host_types = await visit.reads.names("host_type", [n.host_type for n in template.node_sets.values()])  # type: ignore[attr-defined]
+    host_types = await visit.reads.names("host_type", [n.host_type for n in template.node_sets.values()])
     return _form_page(visit, "cluster_new.html", "Create a cluster", error,
                       values if values is not None else cluster_fields.initial_values(template), status,
-                      template_options=[(t.metadata.name, f"{t.metadata.name}: {t.title}" if t.title else t.metadata.name)  # type: ignore[attr-defined]
+                      template_options=[(t.metadata.name, f"{t.metadata.name}: {t.title}" if t.title else t.metadata.name)
                                         for t in templates], chosen=template,
                       parameters=cluster_fields.parameter_fields(template),
                       node_sets=cluster_fields.node_set_fields(template, host_types))
@@ -520,20 +542,20 @@ async def create_cluster(visit: Visit) -> Response:
     ``osac create cluster --external-ip-attachment`` does."""
     form = await _form(visit)
     template = _template_named(await _cluster_templates(visit), form.get("template", ""))
-    form["template"] = template.metadata.name  # type: ignore[attr-defined]
+    form["template"] = template.metadata.name
     service = visit.reads.deps.services["cluster"]
-    cluster = _new_from_form(service, form)
+    cluster = as_kind(_new_from_form(service, form), PrivateCluster)
     try:
         cluster_fields.fill_cluster(cluster, template, form)
         created = await service.create(visit.caller, cluster)
     except ServiceError as error:
         return await cluster_form(visit, error.message, form, error.http_status)
-    return _back(f"/clusters/{created.id}", f"Cluster {cluster.metadata.name} created")  # type: ignore[attr-defined]
+    return _back(f"/clusters/{id_of(created)}", f"Cluster {cluster.metadata.name} created")
 
 
 async def bare_metal_form(visit: Visit, error: str = "", values: dict[str, str] | None = None,
                           status: int = 200) -> Response:
-    host_types = sorted(t.metadata.name for t in (await visit.reads.all("host_type")).items  # type: ignore[attr-defined]
+    host_types = sorted(metadata_of(t).name for t in (await visit.reads.all("host_type")).items
                         if is_bare_metal(t))
     return _form_page(visit, "baremetal_new.html", "Create a bare-metal instance", error, values, status,
                       host_types=_options(host_types))
@@ -548,7 +570,7 @@ async def create_bare_metal(visit: Visit) -> Response:
     (the server fills them in), external access in the same call when the box is ticked."""
     form = await _form(visit)
     service = visit.reads.deps.services["bare_metal_instance"]
-    bmi = _new_from_form(service, form)
+    bmi = as_kind(_new_from_form(service, form), PrivateBareMetalInstance)
     bmi.spec.host_type = form.get("host_type", "")
     if form.get("image", "").strip():
         bmi.spec.image.source_type = "registry"
@@ -559,7 +581,7 @@ async def create_bare_metal(visit: Visit) -> Response:
         created = await service.create(visit.caller, bmi)
     except ServiceError as error:
         return await bare_metal_form(visit, error.message, form, error.http_status)
-    return _back(f"/baremetal-instances/{created.id}", "Bare-metal instance created")  # type: ignore[attr-defined]
+    return _back(f"/baremetal-instances/{id_of(created)}", "Bare-metal instance created")
 
 
 # -- admin lists -----------------------------------------------------------------------------------
@@ -584,10 +606,11 @@ async def admin_list(visit: Visit) -> Response:
     title, expression, message_condition = ADMIN_LISTS[which]
     listing = await visit.reads.all("cluster", expression)
     rows = []
-    for cluster in listing.items:
+    for item in listing.items:
+        cluster = as_kind(item, Cluster)
         detail = clusters.cluster_detail(cluster, visit.now, {})
-        condition = next((c for c in cluster.status.conditions if c.type == message_condition), None)  # type: ignore[attr-defined]
-        entered = cluster.status.stage_entered_at if cluster.status.HasField("stage_entered_at") else None  # type: ignore[attr-defined]
+        condition = next((c for c in cluster.status.conditions if c.type == message_condition), None)
+        entered = cluster.status.stage_entered_at if cluster.status.HasField("stage_entered_at") else None
         rows.append((entered.ToDatetime().isoformat() if entered else "9999", detail,
                      condition.message if condition is not None else ""))
     rows.sort(key=lambda item: (item[0], item[1].row.id))  # oldest stage entry (largest age) first
@@ -627,8 +650,8 @@ async def scale_cluster(visit: Visit) -> Response:
     if not size_text.isdigit():
         raise InvalidArgument(f"size: '{size_text}' is not a whole number of nodes (0 or more)")
     service = visit.reads.deps.services["cluster"]
-    stored = await service.get(visit.caller, cluster_id)
-    node_sets = stored.spec.node_sets  # type: ignore[attr-defined]
+    stored = as_kind(await service.get(visit.caller, cluster_id), PrivateCluster)
+    node_sets = stored.spec.node_sets
     if key not in node_sets:
         raise InvalidArgument(f"node_set: the cluster has no node set '{key}'; it has {', '.join(sorted(node_sets)) or 'none'}")
     before = node_sets[key].size
@@ -641,8 +664,8 @@ async def scale_cluster(visit: Visit) -> Response:
 async def confirm_delete(visit: Visit) -> Response:
     kind, collection, noun = _kind_of(visit)
     obj = await visit.reads.get(kind, visit.request.path_params["id"])
-    back = f"/{collection}" if collection.startswith("networking/") else f"/{collection}/{obj.id}"  # type: ignore[attr-defined]
-    return visit.page("confirm_delete.html", title=f"Delete {obj.metadata.name}", obj=obj,  # type: ignore[attr-defined]
+    back = f"/{collection}" if collection.startswith("networking/") else f"/{collection}/{id_of(obj)}"
+    return visit.page("confirm_delete.html", title=f"Delete {metadata_of(obj).name}", obj=obj,
                       collection=collection, what=noun, back=back)
 
 
@@ -658,7 +681,7 @@ async def kubeconfig(visit: Visit) -> Response:
     cluster_id = visit.request.path_params["id"]
     cluster = await visit.reads.get("cluster", cluster_id)
     text = await visit.reads.deps.services["cluster"].credential(visit.caller, cluster_id, "kubeconfig")
-    name = cluster.metadata.name or cluster_id  # type: ignore[attr-defined]
+    name = metadata_of(cluster).name or cluster_id
     return Response(text, media_type="application/yaml",
                     headers={"content-disposition": f'attachment; filename="{name}-kubeconfig.yaml"'})
 
@@ -667,12 +690,12 @@ async def vm_action(visit: Visit) -> Response:
     vm_id = visit.request.path_params["id"]
     action = visit.request.path_params["action"]
     service = visit.reads.deps.services["compute_instance"]
-    stored = await service.get(visit.caller, vm_id)
+    stored = as_kind(await service.get(visit.caller, vm_id), PrivateComputeInstance)
     if action in ("start", "stop"):
-        stored.spec.run_strategy = compute.RUNNING if action == "start" else compute.HALTED  # type: ignore[attr-defined]
+        stored.spec.run_strategy = compute.RUNNING if action == "start" else compute.HALTED
         await service.update(visit.caller, stored, ["spec.run_strategy"], lock=False)
     elif action == "restart":
-        stored.spec.restart_requested_at.FromDatetime(visit.now)  # type: ignore[attr-defined]
+        stored.spec.restart_requested_at.FromDatetime(visit.now)
         await service.update(visit.caller, stored, ["spec.restart_requested_at"], lock=False)
     else:
         raise NotFound(f"no action '{action}'; use start, stop or restart")
@@ -685,7 +708,7 @@ async def bare_metal_action(visit: Visit) -> Response:
     bmi_id = visit.request.path_params["id"]
     action = visit.request.path_params["action"]
     service = visit.reads.deps.services["bare_metal_instance"]
-    stored: Any = await service.get(visit.caller, bmi_id)
+    stored = as_kind(await service.get(visit.caller, bmi_id), PrivateBareMetalInstance)
     if action in ("start", "stop"):
         stored.spec.run_strategy = compute.BARE_METAL_RUNNING if action == "start" else compute.BARE_METAL_HALTED
         await service.update(visit.caller, stored, ["spec.run_strategy"], lock=False)

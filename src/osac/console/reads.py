@@ -18,6 +18,7 @@ from osac.model.convert import convert
 from osac.services.clusters.stage_counts import StageCounts, stage_inputs
 from osac.services.core.context import Caller
 from osac.services.core.errors import ServiceError
+from osac.services.core.shape import metadata_of
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ class Reads:
         found: dict[str, str] = {}
         for object_id in sorted(set(ids) - {""}):
             try:
-                found[object_id] = (await self.get(kind_name, object_id)).metadata.name  # type: ignore[attr-defined]
+                found[object_id] = metadata_of(await self.get(kind_name, object_id)).name
             except ServiceError:
                 continue
         return found

@@ -33,18 +33,22 @@ class TableQuery:
     def offset(self) -> int:
         return (self.page - 1) * self.per_page
 
-    def link(self, **changes: object) -> str:
-        """This view's query string with ``changes`` (``page``, ``sort``, ``descending``, a filter)."""
-        query = self
+    def link(self, *, sort: str | None = None, descending: bool | None = None, page: int | None = None,
+             per_page: int | None = None, **filter_changes: object) -> str:
+        """This view's query string with the changes given (``page``, ``sort``, ``descending``,
+        ``per_page``, a filter; a filter given None or "" is removed)."""
         filters = dict(self.filters)
-        for key in list(changes):
-            if key not in ("sort", "descending", "page", "per_page"):
-                value = changes.pop(key)
-                if value in (None, ""):
-                    filters.pop(key, None)
-                else:
-                    filters[key] = str(value)
-        query = replace(query, filters=filters, **changes)  # type: ignore[arg-type]
+        for key, value in filter_changes.items():
+            if value in (None, ""):
+                filters.pop(key, None)
+            else:
+                filters[key] = str(value)
+        query = replace(
+            self, filters=filters, sort=self.sort if sort is None else sort,
+            descending=self.descending if descending is None else descending,
+            page=self.page if page is None else page,
+            per_page=self.per_page if per_page is None else per_page,
+        )
         params: dict[str, str] = {k: v for k, v in sorted(query.filters.items()) if v}
         if query.sort != CREATED:
             params["sort"] = query.sort

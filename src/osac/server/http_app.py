@@ -124,14 +124,13 @@ def build_http_app(application: Application) -> Starlette:
         try:
             caller = await application.authenticator.caller(request.headers.get("authorization"), private=private)
             low, high = limits.REVISION_RANGE
+            filter_text = request.query_params.get("filter", "")
+            after_revision = int_param(request, "after_revision", low, high) or 0
             watch_request = request_class(private, "Events", "Watch")(
-                filter=request.query_params.get("filter", ""),
-                after_revision=int_param(request, "after_revision", low, high) or 0,
+                filter=filter_text, after_revision=after_revision
             )
             limits.check_request(watch_request)
-            stream = await application.events.watch(
-                caller, watch_request.filter, watch_request.after_revision  # type: ignore[attr-defined]
-            )
+            stream = await application.events.watch(caller, filter_text, after_revision)
         except ServiceError as error:
             return error_response(error)
 

@@ -7,9 +7,11 @@ from typing import Any
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
+from osac.api.public.v1.capabilities_service_pb2 import CapabilitiesGetResponse
 from osac.auth.dev_issuer import DevIssuer
 from osac.auth.verifier import TokenVerifier
 from osac.model import protos
+from osac.services.core.shape import as_kind
 
 
 class CapabilitiesEndpoints:
@@ -18,8 +20,8 @@ class CapabilitiesEndpoints:
 
     async def Get(self, _caller: Any, _request: Message) -> Message:
         cls = protos.message_class(f"{protos.PUBLIC}.CapabilitiesGetResponse")
-        response = cls()
-        response.authn.trusted_token_issuers.extend(self.verifier.trusted_issuers())  # type: ignore[attr-defined]
+        response = as_kind(cls(), CapabilitiesGetResponse)
+        response.authn.trusted_token_issuers.extend(self.verifier.trusted_issuers())
         return response
 
 

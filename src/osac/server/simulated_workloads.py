@@ -15,10 +15,12 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from osac.api.private.v1.host_type_type_pb2 import HostType
 from osac.model import registry
 from osac.providers.simulator.baremetal.inventory import InventoryError
 from osac.providers.simulator.baremetal.provider import SimulatedBareMetal
 from osac.providers.simulator.compute.provider import SimulatedKubeVirt
+from osac.services.core.shape import as_kind
 
 if TYPE_CHECKING:
     from osac.server.app import Application
@@ -36,8 +38,8 @@ async def host_type_interfaces(store: Store) -> dict[str, list[tuple[str, str]]]
     async with store.read() as tx:
         host_types = await tx.find(registry.get("host_type"))
     return {
-        item.metadata.name: [(i.name, i.role) for i in item.interfaces]  # type: ignore[attr-defined]
-        for item in host_types
+        host_type.metadata.name: [(i.name, i.role) for i in host_type.interfaces]
+        for host_type in (as_kind(item, HostType) for item in host_types)
     }
 
 

@@ -58,6 +58,7 @@ from osac.server.rest import (
 from osac.services.core import access
 from osac.services.core.context import Caller
 from osac.services.core.errors import FailedPrecondition, InvalidArgument, NotFound
+from osac.services.core.shape import as_kind
 from osac.store.codec import to_storage
 from osac.store.schema import JSONData
 
@@ -104,7 +105,7 @@ class SimulatorFaultsEndpoints:
 
     async def Create(self, caller: Caller, request: Message) -> Message:
         access.authorize(caller, "simulator_fault", policy.Method.CREATE)
-        fault: fault_pb.SimulatorFault = request.object  # type: ignore[attr-defined]
+        fault = as_kind(request, faults_pb.SimulatorFaultsCreateRequest).object
         if fault.id:
             raise InvalidArgument("object.id: must be empty; the service assigns it")
         if fault.remaining:
@@ -137,7 +138,7 @@ class SimulatorFaultsEndpoints:
 
     async def Delete(self, caller: Caller, request: Message) -> Message:
         access.authorize(caller, "simulator_fault", policy.Method.DELETE)
-        fault_id = request.id  # type: ignore[attr-defined]
+        fault_id = as_kind(request, faults_pb.SimulatorFaultsDeleteRequest).id
         if not fault_id:
             raise InvalidArgument("id: required")
         record = await self.simulator.faults.get(fault_id)
@@ -201,7 +202,8 @@ class SimulatorEndpoints:
 
     async def GetObservation(self, caller: Caller, request: Message) -> Message:
         self._authorize(caller)
-        kind, key = request.kind, request.key  # type: ignore[attr-defined]
+        asked = as_kind(request, simulator_pb.SimulatorGetObservationRequest)
+        kind, key = asked.kind, asked.key
         if kind not in OBSERVATION_KINDS:
             raise InvalidArgument(f"kind: '{kind}' is not one of {', '.join(OBSERVATION_KINDS)}")
         if not key:
@@ -223,7 +225,7 @@ class SimulatorEndpoints:
     async def AdvanceClock(self, caller: Caller, request: Message) -> Message:
         self._authorize(caller)
         clock = self._fake_clock()
-        delta = request.duration.ToTimedelta()  # type: ignore[attr-defined]
+        delta = as_kind(request, simulator_pb.SimulatorAdvanceClockRequest).duration.ToTimedelta()
         if delta.total_seconds() < 0:
             raise InvalidArgument(f"duration: must not be negative, got {delta.total_seconds()} s")
         if self.steps is not None:
@@ -236,7 +238,7 @@ class SimulatorEndpoints:
 
     async def SetSpeed(self, caller: Caller, request: Message) -> Message:
         self._authorize(caller)
-        speed = request.speed.strip()  # type: ignore[attr-defined]
+        speed = as_kind(request, simulator_pb.SimulatorSetSpeedRequest).speed.strip()
         if not speed:
             raise InvalidArgument("speed: required; a positive number or 'instant'")
         try:
@@ -248,14 +250,16 @@ class SimulatorEndpoints:
     async def ListHosts(self, caller: Caller, request: Message) -> Message:
         self._authorize(caller)
         hosts = self._inventory()
-        found = await hosts.list_hosts(request.host_type.strip() or None)  # type: ignore[attr-defined]
+        host_type = as_kind(request, simulator_pb.SimulatorListHostsRequest).host_type
+        found = await hosts.list_hosts(host_type.strip() or None)
         return simulator_pb.SimulatorListHostsResponse(hosts=[host_message(h) for h in found])
 
     async def AddHosts(self, caller: Caller, request: Message) -> Message:
         self._authorize(caller)
         hosts = self._inventory()
-        prefix, host_type = request.prefix.strip(), request.host_type.strip()  # type: ignore[attr-defined]
-        count = request.count  # type: ignore[attr-defined]
+        asked = as_kind(request, simulator_pb.SimulatorAddHostsRequest)
+        prefix, host_type = asked.prefix.strip(), asked.host_type.strip()
+        count = asked.count
         if not PREFIX_PATTERN.match(prefix):
             raise InvalidArgument(f"prefix: '{prefix}' is not a lowercase name of letters, digits and '-' "
                                   "(at most 50 characters, e.g. bm-std)")
@@ -277,7 +281,7 @@ class SimulatorEndpoints:
     async def RemoveHost(self, caller: Caller, request: Message) -> Message:
         self._authorize(caller)
         hosts = self._inventory()
-        name = request.name.strip()  # type: ignore[attr-defined]
+        name = as_kind(request, simulator_pb.SimulatorRemoveHostRequest).name.strip()
         if not name:
             raise InvalidArgument("name: required; the name of a simulated host")
         try:
@@ -297,8 +301,9 @@ class SimulatorEndpoints:
 
     async def CheckReachability(self, caller: Caller, request: Message) -> Message:
         self._authorize(caller)
-        src, dst = request.src.strip(), request.dst.strip()  # type: ignore[attr-defined]
-        protocol_number, port = request.protocol, request.port  # type: ignore[attr-defined]
+        asked = as_kind(request, simulator_pb.SimulatorCheckReachabilityRequest)
+        src, dst = asked.src.strip(), asked.dst.strip()
+        protocol_number, port = asked.protocol, asked.port
         if not src:
             raise InvalidArgument("src: required; <host>/<interface>, an address or 'internet'")
         if not dst:

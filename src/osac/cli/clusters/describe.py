@@ -17,6 +17,8 @@ from datetime import UTC, datetime
 from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from osac.api.public.v1.cluster_type_pb2 import Cluster, ClusterStatus
+from osac.api.public.v1.lifecycle_event_type_pb2 import LifecycleEvent
 from osac.cli.clusters.columns import health_cell
 from osac.cli.clusters.events import EVENT_HEADERS, event_rows
 from osac.cli.output.fields import descriptor_of, enum_label, enum_type_of
@@ -50,19 +52,19 @@ class ClusterLookups:
     #: The Network line: ``subnet default (10.0.2.0/24), security groups default``.
     network: str = EMPTY
     #: The cluster's most recent lifecycle events, newest first.
-    events: Sequence[Message] = ()
+    events: Sequence[LifecycleEvent] = ()
     #: External addresses by endpoint (``API``, ``INGRESS``), from its external IP attachments.
     external_ips: Mapping[str, str] = field(default_factory=dict)
 
 
-def cluster_lines(cluster: Message, lookups: ClusterLookups) -> list[str]:
+def cluster_lines(cluster: Cluster, lookups: ClusterLookups) -> list[str]:
     """The whole view, line by line."""
     now = lookups.now
-    meta = cluster.metadata  # type: ignore[attr-defined]
-    spec = cluster.spec  # type: ignore[attr-defined]
-    status = cluster.status  # type: ignore[attr-defined]
+    meta = cluster.metadata
+    spec = cluster.spec
+    status = cluster.status
     lines = [
-        _row("ID", cluster.id or EMPTY),  # type: ignore[attr-defined]
+        _row("ID", cluster.id or EMPTY),
         _row("Name", meta.name or EMPTY),
         _row("Tenant", meta.tenant or EMPTY),
         _row("Catalog Item", spec.catalog_item or EMPTY),
@@ -88,19 +90,19 @@ def cluster_lines(cluster: Message, lookups: ClusterLookups) -> list[str]:
 # -- the header rows -------------------------------------------------------------------------------
 
 
-def state_text(status: Message, now: datetime) -> str:
+def state_text(status: ClusterStatus, now: datetime) -> str:
     """``PROGRESSING (since 2026-03-04 10:02:11Z, 41m ago)``."""
     state = _enum_text(status, "state")
     if not status.HasField("state_transition_time"):
         return state
-    since = status.state_transition_time  # type: ignore[attr-defined]
+    since = status.state_transition_time
     return f"{state} (since {_moment(since)}, {age_of(since, now)} ago)"
 
 
 # -- the tables ------------------------------------------------------------------------------------
 
 
-def node_set_rows(cluster: Message, host_types: Mapping[str, str]) -> list[list[str]]:
+def node_set_rows(cluster: Cluster, host_types: Mapping[str, str]) -> list[list[str]]:
     """One row per node set of the spec or the status (a removed one drains in the status only),
     by key: sizes from the spec, counts and state from the status."""
     rows = []
@@ -119,10 +121,10 @@ def node_set_rows(cluster: Message, host_types: Mapping[str, str]) -> list[list[
     return rows
 
 
-def condition_rows(status: Message, now: datetime) -> list[list[str]]:
+def condition_rows(status: ClusterStatus, now: datetime) -> list[list[str]]:
     """TYPE STATUS REASON SINCE MESSAGE per condition, in the stored order."""
     rows = []
-    for item in status.conditions:  # type: ignore[attr-defined]
+    for item in status.conditions:
         rows.append([
             condition_type_text(item),
             status_text(item.status),

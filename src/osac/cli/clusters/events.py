@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 
-from google.protobuf.message import Message
-
+from osac.api.public.v1.lifecycle_event_type_pb2 import LifecycleEvent
+from osac.api.public.v1.lifecycle_events_service_pb2 import LifecycleEventsListResponse
 from osac.cli.connection.channel import Connection
 from osac.cli.connection.client import PAGE_SIZE, KindClient
+from osac.cli.connection.shape import as_kind, id_of
 from osac.cli.errors import ApiError, CliError
 from osac.cli.objects.kinds import cel_string, looks_like_id, resolve_kind
 from osac.cli.output.fields import descriptor_of, enum_label, enum_type_of
@@ -37,7 +38,7 @@ def object_filter(object_id: str) -> str:
     return f"this.object_id == {cel_string(object_id)}"
 
 
-def newest_events(connection: Connection, limit: int, filter: str | None = None) -> list[Message]:
+def newest_events(connection: Connection, limit: int, filter: str | None = None) -> list[LifecycleEvent]:
     """The ``limit`` most recent lifecycle events matching ``filter``, newest first.
 
     :raises ApiError: the server refused the List.
@@ -45,7 +46,7 @@ def newest_events(connection: Connection, limit: int, filter: str | None = None)
     if limit <= 0:
         return []
     total = _count(connection, filter)
-    items: list[Message] = []
+    items: list[LifecycleEvent] = []
     for _ in range(READ_ATTEMPTS):
         items, seen_total = _read(connection, filter, max(0, total - limit), limit)
         if seen_total == total:
@@ -56,23 +57,26 @@ def newest_events(connection: Connection, limit: int, filter: str | None = None)
 
 def _count(connection: Connection, filter: str | None) -> int:
     request = connection.request(SERVICE, "List", limit=1, **({"filter": filter} if filter else {}))
-    return int(connection.call(SERVICE, "List", request).total)  # type: ignore[attr-defined]
+    return int(as_kind(connection.call(SERVICE, "List", request), LifecycleEventsListResponse).total)
 
 
-def _read(connection: Connection, filter: str | None, offset: int, limit: int) -> tuple[list[Message], int]:
+def _read(
+    connection: Connection, filter: str | None, offset: int, limit: int
+) -> tuple[list[LifecycleEvent], int]:
     """Events ``offset`` to ``offset + limit`` (paging through the server's page size), and the
     total of the first page's snapshot."""
-    items: list[Message] = []
+    items: list[LifecycleEvent] = []
     total: int | None = None
     while len(items) < limit:
         fields: dict[str, object] = {"offset": offset + len(items), "limit": min(PAGE_SIZE, limit - len(items))}
         if filter:
             fields["filter"] = filter
-        page = connection.call(SERVICE, "List", connection.request(SERVICE, "List", **fields))
+        request = connection.request(SERVICE, "List", **fields)
+        page = as_kind(connection.call(SERVICE, "List", request), LifecycleEventsListResponse)
         if total is None:
-            total = int(page.total)  # type: ignore[attr-defined]
-        items.extend(page.items)  # type: ignore[attr-defined]
-        if not page.items:  # type: ignore[attr-defined]
+            total = int(page.total)
+        items.extend(page.items)
+        if not page.items:
             break
     return items, total or 0
 
@@ -101,8 +105,8 @@ def object_events_filter(connection: Connection, reference: str) -> str:
         archived = newest_events(connection, 1, archived_name_filter(kind, word))
         if not archived:
             raise
-        return object_filter(archived[0].object_id)  # type: ignore[attr-defined]
-    return object_filter(found.id)  # type: ignore[attr-defined]
+        return object_filter(archived[0].object_id)
+    return object_filter(id_of(found))
 
 
 def archived_name_filter(kind: Kind, name: str) -> str:
@@ -110,37 +114,37 @@ def archived_name_filter(kind: Kind, name: str) -> str:
     return f"this.object_type == {cel_string(kind.message)} && this.object_name == {cel_string(name)}"
 
 
-def type_label(event: Message) -> str:
+def type_label(event: LifecycleEvent) -> str:
     """``Normal`` or ``Warning``; an unknown number raw, none ``-``."""
-    number = event.type  # type: ignore[attr-defined]
+    number = event.type
     if not number:
         return EMPTY
     label = enum_label(enum_type_of(descriptor_of(event).fields_by_name["type"]), number)
     return label.capitalize() if not label.isdigit() else label
 
 
-def event_age(event: Message, now: datetime) -> str:
+def event_age(event: LifecycleEvent, now: datetime) -> str:
     if not event.HasField("timestamp"):
         return EMPTY
-    return age(now - event.timestamp.ToDatetime(tzinfo=UTC))  # type: ignore[attr-defined]
+    return age(now - event.timestamp.ToDatetime(tzinfo=UTC))
 
 
-def event_rows(events: Sequence[Message], now: datetime) -> list[list[str]]:
+def event_rows(events: Sequence[LifecycleEvent], now: datetime) -> list[list[str]]:
     """AGE TYPE REASON MESSAGE per event (``describe cluster``)."""
     return [
-        [event_age(e, now), type_label(e), e.reason or EMPTY, e.message]  # type: ignore[attr-defined]
+        [event_age(e, now), type_label(e), e.reason or EMPTY, e.message]
         for e in events
     ]
 
 
-def object_names(connection: Connection, events: Iterable[Message]) -> dict[tuple[str, str], str]:
+def object_names(connection: Connection, events: Iterable[LifecycleEvent]) -> dict[tuple[str, str], str]:
     """``kind/name`` of the objects the events are about, by (object type, object id), for the
     objects that can still be read; the others are left out."""
     ids_by_kind: dict[Kind, set[str]] = {}
     for event in events:
-        kind = _kind_of(event.object_type)  # type: ignore[attr-defined]
+        kind = _kind_of(event.object_type)
         if kind is not None:
-            ids_by_kind.setdefault(kind, set()).add(event.object_id)  # type: ignore[attr-defined]
+            ids_by_kind.setdefault(kind, set()).add(event.object_id)
     names: dict[tuple[str, str], str] = {}
     for kind, ids in ids_by_kind.items():
         methods = kind.private_methods if connection.is_private else kind.public_methods
@@ -151,19 +155,21 @@ def object_names(connection: Connection, events: Iterable[Message]) -> dict[tupl
     return names
 
 
-def object_label(event: Message, names: Mapping[tuple[str, str], str]) -> str:
+def object_label(event: LifecycleEvent, names: Mapping[tuple[str, str], str]) -> str:
     """``cluster/gpu-lab``, else ``cluster/<id>`` (the object is gone or invisible)."""
-    object_type, object_id = event.object_type, event.object_id  # type: ignore[attr-defined]
+    object_type, object_id = event.object_type, event.object_id
     if (object_type, object_id) in names:
         return names[(object_type, object_id)]
     kind = _kind_of(object_type)
     return f"{kind.name if kind else object_type or '?'}/{object_id or EMPTY}"
 
 
-def listed_rows(events: Sequence[Message], names: Mapping[tuple[str, str], str], now: datetime) -> list[list[str]]:
+def listed_rows(
+    events: Sequence[LifecycleEvent], names: Mapping[tuple[str, str], str], now: datetime
+) -> list[list[str]]:
     """AGE OBJECT TYPE REASON MESSAGE per event (``osac events``)."""
     return [
-        [event_age(e, now), object_label(e, names), type_label(e), e.reason or EMPTY, e.message]  # type: ignore[attr-defined]
+        [event_age(e, now), object_label(e, names), type_label(e), e.reason or EMPTY, e.message]
         for e in events
     ]
 

@@ -99,8 +99,8 @@ def _read_stream(
     while True:
         try:
             for event in watch_events(client.connection, expression, revision):
-                revision = event.revision  # type: ignore[attr-defined]
-                if event.type == OBJECT_DELETED:  # type: ignore[attr-defined]
+                revision = event.revision
+                if event.type == OBJECT_DELETED:
                     inbox.put(None)
                     return
                 inbox.put(getattr(event, kind.name))

@@ -13,10 +13,13 @@ from datetime import datetime
 
 from google.protobuf.message import Message
 
+from osac.api.public.v1.cluster_type_pb2 import Cluster
+from osac.api.public.v1.lifecycle_event_type_pb2 import LifecycleEvent
 from osac.cli.clusters.describe import ClusterLookups
 from osac.cli.clusters.events import DESCRIBE_LIMIT, newest_events, object_filter
 from osac.cli.connection.channel import Connection
 from osac.cli.connection.client import KindClient, field_text
+from osac.cli.connection.shape import id_of
 from osac.cli.errors import CliError
 from osac.cli.objects.kinds import cel_string
 from osac.cli.output.describe import external_addresses
@@ -28,10 +31,10 @@ NAME_PATH = "metadata.name"
 ENDPOINTS = ("API", "INGRESS")
 
 
-def look_up(connection: Connection, cluster: Message, now: datetime) -> ClusterLookups:
+def look_up(connection: Connection, cluster: Cluster, now: datetime) -> ClusterLookups:
     """Everything ``cluster_lines`` shows about objects other than ``cluster`` itself."""
-    spec = cluster.spec  # type: ignore[attr-defined]
-    status = cluster.status  # type: ignore[attr-defined]
+    spec = cluster.spec
+    status = cluster.status
     host_type_ids = {n.host_type for n in spec.node_sets.values()} | {n.host_type for n in status.node_sets.values()}
     attachment = spec.network_attachment
     subnet = _objects(connection, "subnet", [attachment.subnet])
@@ -40,8 +43,8 @@ def look_up(connection: Connection, cluster: Message, now: datetime) -> ClusterL
         now=now,
         host_types=_names(_objects(connection, "host_type", sorted(host_type_ids))),
         network=network_text(attachment.subnet, list(attachment.security_groups), subnet, groups),
-        events=_events(connection, cluster.id),  # type: ignore[attr-defined]
-        external_ips=external_ips(_attachments(connection, cluster.id)),  # type: ignore[attr-defined]
+        events=_events(connection, cluster.id),
+        external_ips=external_ips(_attachments(connection, cluster.id)),
     )
 
 
@@ -63,7 +66,7 @@ def external_ips(attachments: Sequence[Message]) -> dict[str, str]:
 def _attachments(connection: Connection, cluster_id: str) -> list[Message]:
     kind = registry.get("external_ip_attachment")
     try:
-        return list(KindClient(connection, kind).list(f"this.spec.cluster == {cel_string(cluster_id)}").items)  # type: ignore[attr-defined]
+        return list(KindClient(connection, kind).list(f"this.spec.cluster == {cel_string(cluster_id)}").items)
     except CliError:  # cosmetic, like the other lookups
         return []
 
@@ -89,14 +92,14 @@ def network_text(
 
 
 def _objects(connection: Connection, kind_name: str, ids: Sequence[str]) -> dict[str, Message]:
-    return {obj.id: obj for obj in KindClient(connection, registry.get(kind_name)).objects(ids)}  # type: ignore[attr-defined]
+    return {id_of(obj): obj for obj in KindClient(connection, registry.get(kind_name)).objects(ids)}
 
 
 def _names(objects: Mapping[str, Message]) -> dict[str, str]:
     return {object_id: name for object_id, obj in objects.items() if (name := field_text(obj, NAME_PATH))}
 
 
-def _events(connection: Connection, cluster_id: str) -> list[Message]:
+def _events(connection: Connection, cluster_id: str) -> list[LifecycleEvent]:
     try:
         return newest_events(connection, DESCRIBE_LIMIT, object_filter(cluster_id))
     except CliError:  # events are an extra: a failing lookup must not hide the cluster

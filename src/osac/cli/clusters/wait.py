@@ -20,10 +20,12 @@ from typing import TextIO
 
 from google.protobuf.message import Message
 
+from osac.api.public.v1.cluster_type_pb2 import Cluster
 from osac.cli.clusters.columns import stage_cell
 from osac.cli.clusters.follow import FollowTimeout, changes, snapshot
 from osac.cli.clusters.goals import Goal
 from osac.cli.connection.client import KindClient
+from osac.cli.connection.shape import as_kind, id_of
 from osac.cli.errors import ApiError, CliError
 from osac.cli.objects.kinds import describe_object
 from osac.cli.output.fields import enum_label, value_at
@@ -106,7 +108,8 @@ def _why(kind: Kind, obj: Message) -> str:
     """``: ProvisioningFailed: invalid release image`` from a cluster's FAILED condition, or the
     status message of other kinds."""
     if kind.name == "cluster":
-        failed = next((c for c in obj.status.conditions if c.type == FAILED_CONDITION), None)  # type: ignore[attr-defined]
+        conditions = as_kind(obj, Cluster).status.conditions
+        failed = next((c for c in conditions if c.type == FAILED_CONDITION), None)
         if failed is not None and (failed.reason or failed.message):
             return ": " + ": ".join(part for part in (failed.reason, failed.message) if part)
         return ""
@@ -122,19 +125,19 @@ def progress(kind: Kind, obj: Message) -> str:
     if kind.name != "cluster":
         message = value_at(obj, "status.message")
         return f"{state}  {message}" if isinstance(message, str) and message else state
-    status = obj.status  # type: ignore[attr-defined]
-    parts = [state, stage_cell(status)]
-    counts = node_set_counts(obj)
+    cluster = as_kind(obj, Cluster)
+    parts = [state, stage_cell(cluster.status)]
+    counts = node_set_counts(cluster)
     if counts:
         parts.append(counts)
     return "  ".join(parts)
 
 
-def node_set_counts(cluster: Message) -> str:
+def node_set_counts(cluster: Cluster) -> str:
     """``gpu 0/2, workers 2/3``: joined (current) over desired nodes per node set, by key; a
     node set the status does not report yet counts 0 of its requested size."""
-    wanted = cluster.spec.node_sets  # type: ignore[attr-defined]
-    observed = cluster.status.node_sets  # type: ignore[attr-defined]
+    wanted = cluster.spec.node_sets
+    observed = cluster.status.node_sets
     counts = []
     for key in sorted(set(wanted) | set(observed)):
         if key in observed:
@@ -167,11 +170,12 @@ def wait_for(
             return f"{kind.message} '{word}' deleted (not found)"
         raise
     label = describe_object(kind, found)
-    first = snapshot(client, found.id)  # type: ignore[attr-defined]
+    found_id = id_of(found)
+    first = snapshot(client, found_id)
     shown = EMPTY
     current = first.obj
     try:
-        for obj in _with_first(first.obj, changes(client, found.id, first.revision, timeout)):  # type: ignore[attr-defined]
+        for obj in _with_first(first.obj, changes(client, found_id, first.revision, timeout)):
             current = obj
             result = verdict(kind, obj, goal)
             if result.done:

@@ -37,6 +37,7 @@ def get(
     ``get password CLUSTER`` print a cluster's kubeconfig and kubeadmin password."""
     from osac.cli.connection.client import KindClient, Listing, watch_events
     from osac.cli.connection.credentials import check_request, credential, is_credential
+    from osac.cli.connection.shape import id_of
     from osac.cli.objects.kinds import ids_filter, resolve_kind
     from osac.cli.objects.sorting import sort_order
     from osac.cli.objects.watching import kind_event_filter
@@ -59,14 +60,14 @@ def get(
             found = [client.find(word) for word in objects]
             listing = Listing(found, len(found), 0)
             if watch or order:  # a resume point for exactly these objects, or them in order
-                listing = client.list(ids_filter([obj.id for obj in found]), order)  # type: ignore[attr-defined]
+                listing = client.list(ids_filter([id_of(obj) for obj in found]), order)
         else:
             listing = client.list(filter, order)
         printer = KindPrinter(client, output)
         printer.print_listing(listing, single=len(objects or []) == 1)
         if not watch:
             return
-        ids = [obj.id for obj in listing.items] if objects else None  # type: ignore[attr-defined]
+        ids = [id_of(obj) for obj in listing.items] if objects else None
         events = watch_events(connection, kind_event_filter(kind, filter, ids), listing.revision)
         for count, event in enumerate(events, start=1):
             printer.print_change(getattr(event, kind.name))

@@ -2,7 +2,7 @@
 hosts (the private API's simulator service; provider admins). The calls are in
 ``osac.cli.simulator``."""
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
@@ -13,7 +13,7 @@ from osac.cli.output.formats import OutputFormat
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from google.protobuf.message import Message
+    from osac.api.private.v1.simulator_service_pb2 import SimulatorHost
 
 simulator_app = typer.Typer(
     name="simulator",
@@ -21,6 +21,9 @@ simulator_app = typer.Typer(
     "(private API; provider admins).",
     no_args_is_help=True,
 )
+#: A record of the simulator API that a listing shows (a fault, a host).
+Record = TypeVar("Record")
+
 fault_app = typer.Typer(name="fault", help="Inject, list and clear simulator faults.", no_args_is_help=True)
 simulator_app.add_typer(fault_app)
 
@@ -64,7 +67,7 @@ def fault_create(
     )
     with server.connect(private=True) as connection:
         created = simulation.create_fault(connection, new)
-    typer.echo(created.id)  # type: ignore[attr-defined]
+    typer.echo(created.id)
 
 
 @fault_app.command("list")
@@ -253,7 +256,7 @@ def _list_hosts(server: ServerOptions, host_type: str, output: OutputFormat) -> 
         _print_hosts(simulation.list_hosts(connection, host_type), output)
 
 
-def _print_hosts(found: "list[Message]", output: OutputFormat) -> None:
+def _print_hosts(found: "list[SimulatorHost]", output: OutputFormat) -> None:
     from osac.cli import simulator as simulation
     from osac.cli.output.render import to_dict
 
@@ -265,12 +268,12 @@ def _print_hosts(found: "list[Message]", output: OutputFormat) -> None:
 
 
 def _print_listing(
-    items: "Sequence[Message]",
+    items: "Sequence[Record]",
     output: OutputFormat,
     headers: "Sequence[str]",
-    row: "Callable[[Message], list[str]]",
+    row: "Callable[[Record], list[str]]",
     *,
-    name: "Callable[[Any], str]",
+    name: "Callable[[Record], str]",
     structured: "Callable[[], object]",
     nothing: str,
 ) -> None:

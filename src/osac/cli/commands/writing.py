@@ -23,7 +23,7 @@ class KindFlagsHelp(TyperCommand):
     """``osac create``: its epilog lists the per-kind options, read from their declarations only
     when the help is shown."""
 
-    @property  # type: ignore[override]
+    @property
     def epilog(self) -> str:
         from osac.cli.objects.kind_flags import flags_help
 
@@ -140,6 +140,7 @@ def label(
 ) -> None:
     """Set (k=v) and remove (k-) labels of an object."""
     from osac.cli.connection.client import KindClient
+    from osac.cli.connection.shape import metadata_of
     from osac.cli.objects.inputs import parse_label_changes
     from osac.cli.objects.kinds import describe_object, resolve_write
     from osac.cli.objects.writes import provider_only, relabel
@@ -152,7 +153,7 @@ def label(
         provider_only([kind], Method.UPDATE, asked=server.private),
     ):
         updated = relabel(KindClient(connection, kind), word, wanted)
-    labels = ", ".join(f"{k}={v}" for k, v in sorted(updated.metadata.labels.items())) or "none"  # type: ignore[attr-defined]
+    labels = ", ".join(f"{k}={v}" for k, v in sorted(metadata_of(updated).labels.items())) or "none"
     typer.echo(f"{describe_object(kind, updated)} labelled; labels: {labels}")
 
 
@@ -161,6 +162,7 @@ def label(
 def delete(server: ServerOptions, kind_word: KindArgument, objects: ObjectsArgument) -> None:
     """Delete objects; those with infrastructure are torn down first, then archived."""
     from osac.cli.connection.client import KindClient
+    from osac.cli.connection.shape import id_of
     from osac.cli.objects.kinds import resolve_write
     from osac.cli.objects.writes import provider_only
     from osac.cli.output.written import delete_outcome
@@ -174,7 +176,7 @@ def delete(server: ServerOptions, kind_word: KindArgument, objects: ObjectsArgum
         client = KindClient(connection, kind)
         for word in objects:
             obj = client.find(word)
-            client.delete(obj.id)  # type: ignore[attr-defined]
+            client.delete(id_of(obj))
             typer.echo(delete_outcome(kind, obj))
 
 
@@ -228,6 +230,7 @@ def restart(server: ServerOptions, kind_word: KindArgument, objects: ObjectsArgu
 def signal(server: ServerOptions, kind_word: KindArgument, objects: ObjectsArgument) -> None:
     """Ask the reconcilers to look at objects again (private API; retries FAILED work)."""
     from osac.cli.connection.client import KindClient
+    from osac.cli.connection.shape import id_of
     from osac.cli.objects.kinds import describe_object, resolve_write
     from osac.model.kinds import Method
 
@@ -236,7 +239,7 @@ def signal(server: ServerOptions, kind_word: KindArgument, objects: ObjectsArgum
         client = KindClient(connection, kind)
         for word in objects:
             obj = client.find(word)
-            client.signal(obj.id)  # type: ignore[attr-defined]
+            client.signal(id_of(obj))
             typer.echo(f"{describe_object(kind, obj)} signalled")
 
 

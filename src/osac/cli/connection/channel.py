@@ -84,7 +84,7 @@ class Connection:
             response_deserializer=GetMessageClass(descriptor.output_type).FromString,
         )
         try:
-            return stub(request, metadata=self._metadata(dry_run), timeout=self.timeout)  # type: ignore[no-any-return]
+            return stub(request, metadata=self._metadata(dry_run), timeout=self.timeout)
         except grpc.RpcError as error:
             raise self._api_error(error) from None
 

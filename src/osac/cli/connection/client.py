@@ -8,11 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Generic
 
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
+from osac.api.public.v1.event_type_pb2 import Event
+from osac.api.public.v1.events_service_pb2 import EventsWatchResponse
+from osac.api.public.v1.lifecycle_event_type_pb2 import LifecycleEvent
+from osac.api.public.v1.lifecycle_events_service_pb2 import LifecycleEventsListResponse
 from osac.cli.connection.channel import Connection
+from osac.cli.connection.shape import M, as_kind, id_of, metadata_of, object_of, page_of, update_mask_of
 from osac.cli.errors import ApiError, CliError
 from osac.cli.objects.kinds import (
     cel_string,
@@ -40,10 +46,10 @@ PAGE_SIZE = 1000
 
 
 @dataclass(frozen=True)
-class Listing:
+class Listing(Generic[M]):
     """Every matching object, with the revision of the first page's snapshot (resume point)."""
 
-    items: list[Message]
+    items: list[M]
     total: int
     revision: int
 
@@ -64,7 +70,7 @@ class KindClient:
         request = self.connection.request(self.kind.service, method, **fields)
         return self.connection.call(self.kind.service, method, request, dry_run=dry_run)
 
-    def list(self, filter: str | None = None, order: str | None = None) -> Listing:
+    def list(self, filter: str | None = None, order: str | None = None) -> Listing[Message]:
         """All matching objects, paging through them, in ``order`` (the List ``order``; default:
         creation order)."""
         items: list[Message] = []
@@ -77,17 +83,17 @@ class KindClient:
             if order:
                 fields["order"] = order
             request = self.connection.request(self.kind.service, "List", **fields)
-            page = self.connection.call(self.kind.service, "List", request)
+            page = page_of(self.connection.call(self.kind.service, "List", request))
             if revision is None:
-                revision = page.revision  # type: ignore[attr-defined]
-            total = page.total  # type: ignore[attr-defined]
-            items.extend(page.items)  # type: ignore[attr-defined]
-            if not page.items or len(items) >= total:  # type: ignore[attr-defined]
+                revision = page.revision
+            total = page.total
+            items.extend(page.items)
+            if not page.items or len(items) >= total:
                 break
         return Listing(items=items, total=total, revision=revision or 0)
 
     def get(self, object_id: str) -> Message:
-        return self._call("Get", id=object_id).object  # type: ignore[attr-defined,no-any-return]
+        return object_of(self._call("Get", id=object_id))
 
     def find(self, word: str) -> Message:
         """The object ``word`` names: an id, else a ``metadata.name``.
@@ -108,7 +114,7 @@ class KindClient:
         if not matches:
             raise not_found
         if len(matches) > 1:
-            tenants = ", ".join(sorted({m.metadata.tenant for m in matches}))  # type: ignore[attr-defined]
+            tenants = ", ".join(sorted({metadata_of(m).tenant for m in matches}))
             raise CliError(
                 f"{len(matches)} {plural_words(self.kind)} are named '{word}' "
                 f"(tenants {tenants}); use the id"
@@ -121,12 +127,12 @@ class KindClient:
     def update(self, obj: Message, paths: Sequence[str] | None, *, lock: bool) -> Message:
         request = self.connection.request(self.kind.service, "Update", object=obj, lock=lock)
         if paths:
-            request.update_mask.paths.extend(paths)  # type: ignore[attr-defined]
+            update_mask_of(request).paths.extend(paths)
         return self._written(self.connection.call(self.kind.service, "Update", request))
 
     def _written(self, response: Message) -> Message:
         self.warnings.extend(getattr(response, "warnings", ()))
-        return response.object  # type: ignore[attr-defined,no-any-return]
+        return object_of(response)
 
     def delete(self, object_id: str) -> None:
         self._call("Delete", id=object_id)
@@ -142,7 +148,7 @@ class KindClient:
     def texts(self, ids: Iterable[str], path: str) -> dict[str, str]:
         """The field at ``path`` of the objects with ``ids``, as text ("" when empty), for the
         objects found. Cosmetic: a failing lookup gives an empty answer rather than an error."""
-        return {obj.id: field_text(obj, path) for obj in self.objects(ids)}  # type: ignore[attr-defined]
+        return {id_of(obj): field_text(obj, path) for obj in self.objects(ids)}
 
     def objects(self, ids: Iterable[str]) -> Sequence[Message]:
         """The visible objects among ``ids``; a failing lookup gives none (cosmetic callers)."""
@@ -168,14 +174,14 @@ def field_text(obj: Message, path: str) -> str:
     return ",".join(str(item) for item in values)
 
 
-def watch_events(connection: Connection, filter: str | None, after_revision: int) -> Iterator[Message]:
+def watch_events(connection: Connection, filter: str | None, after_revision: int) -> Iterator[Event]:
     """The change stream: events after ``after_revision`` (0: from now on), then live ones."""
     fields: dict[str, object] = {"after_revision": after_revision}
     if filter:
         fields["filter"] = filter
     request = connection.request("Events", "Watch", **fields)
     for response in connection.stream("Events", "Watch", request):
-        yield response.event  # type: ignore[attr-defined]
+        yield as_kind(response, EventsWatchResponse).event
 
 
 @dataclass(frozen=True)
@@ -208,9 +214,10 @@ def referrers(connection: Connection, kind: Kind, object_id: str) -> list[Link]:
             except CliError:
                 continue
             for item in items:
-                if (other.name, item.id) not in seen:  # type: ignore[attr-defined]
-                    seen.add((other.name, item.id))  # type: ignore[attr-defined]
-                    found.append(Link(reference.path, other, item.id, item))  # type: ignore[attr-defined]
+                item_id = id_of(item)
+                if (other.name, item_id) not in seen:
+                    seen.add((other.name, item_id))
+                    found.append(Link(reference.path, other, item_id, item))
     return found
 
 
@@ -231,7 +238,7 @@ def auto_provisioned(connection: Connection, object_id: str) -> list[Link]:
             items = KindClient(connection, kind).list(expression).items
         except CliError:
             continue
-        found += [Link(AUTO_FOR_LABEL, kind, item.id, item) for item in items]  # type: ignore[attr-defined]
+        found += [Link(AUTO_FOR_LABEL, kind, id_of(item), item) for item in items]
     return found
 
 
@@ -245,17 +252,18 @@ def references(connection: Connection, kind: Kind, obj: Message) -> list[Link]:
             continue
         target = registry.get(reference.target)
         methods = target.private_methods if connection.is_private else target.public_methods
-        found = {o.id: o for o in KindClient(connection, target).objects(ids)} if Method.LIST in methods else {}  # type: ignore[attr-defined]
+        found = {id_of(o): o for o in KindClient(connection, target).objects(ids)} if Method.LIST in methods else {}
         links += [Link(reference.path, target, i, found.get(i)) for i in ids]
     return links
 
 
-def lifecycle_events(connection: Connection, object_id: str) -> list[Message]:
+def lifecycle_events(connection: Connection, object_id: str) -> list[LifecycleEvent]:
     """The lifecycle events recorded about one object, oldest first."""
     request = connection.request(
         "LifecycleEvents", "List", filter=f"this.object_id == {cel_string(object_id)}", limit=PAGE_SIZE
     )
-    return list(connection.call("LifecycleEvents", "List", request).items)  # type: ignore[attr-defined]
+    response = as_kind(connection.call("LifecycleEvents", "List", request), LifecycleEventsListResponse)
+    return list(response.items)
 
 
 def check_server(connection: Connection) -> None:

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from osac.cli.connection.channel import Connection
 from osac.cli.connection.client import KindClient
+from osac.cli.connection.shape import id_of
 from osac.cli.errors import CliError
 from osac.model import registry
 
@@ -45,6 +46,6 @@ def credential(connection: Connection, word: str, cluster_word: str) -> str:
     method, field = CREDENTIALS[word.lower()]
     kind = registry.get("cluster")
     cluster = KindClient(connection, kind).find(cluster_word)
-    request = connection.request(kind.service, method, id=cluster.id)  # type: ignore[attr-defined]
+    request = connection.request(kind.service, method, id=id_of(cluster))
     text = str(getattr(connection.call(kind.service, method, request), field))
     return text if text.endswith("\n") else text + "\n"

@@ -10,6 +10,7 @@ import re
 
 from google.protobuf.message import Message
 
+from osac.cli.connection.shape import id_of, metadata_of
 from osac.cli.errors import CliError
 from osac.model import registry
 from osac.model.kinds import Kind, Method
@@ -100,8 +101,8 @@ def ids_filter(ids: list[str]) -> str:
 
 def display_name(obj: Message) -> str:
     """The object's name, or its id when it has none."""
-    name = obj.metadata.name if obj.HasField("metadata") else ""  # type: ignore[attr-defined]
-    return name or obj.id  # type: ignore[attr-defined,no-any-return]
+    name = metadata_of(obj).name if obj.HasField("metadata") else ""
+    return name or id_of(obj)
 
 
 _WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")

@@ -15,7 +15,10 @@ from datetime import UTC, datetime
 
 from google.protobuf.message import Message
 
+from osac.api.public.v1.bare_metal_instance_type_pb2 import BareMetalInstance
+from osac.api.public.v1.compute_instance_type_pb2 import ComputeInstance
 from osac.cli.connection.client import KindClient
+from osac.cli.connection.shape import as_kind, id_of
 from osac.cli.errors import ApiError, CliError
 from osac.cli.objects.kinds import plural_words
 from osac.model.kinds import Kind
@@ -46,16 +49,16 @@ def request_restart(client: KindClient, word: str, now: datetime | None = None) 
 
 def _request_compute_restart(client: KindClient, word: str, now: datetime) -> Message:
     stored = client.find(word)
-    request = client.message_class()
-    request.id = stored.id  # type: ignore[attr-defined]
-    request.spec.restart_requested_at.FromDatetime(now)  # type: ignore[attr-defined]
+    request = as_kind(client.message_class(), ComputeInstance)
+    request.id = id_of(stored)
+    request.spec.restart_requested_at.FromDatetime(now)
     return client.update(request, ["spec.restart_requested_at"], lock=False)
 
 
 def _increment_restart_trigger(client: KindClient, word: str) -> Message:
     for attempt in range(1, TRIGGER_ATTEMPTS + 1):
-        stored = client.find(word)
-        spec, status = stored.spec, stored.status  # type: ignore[attr-defined]
+        stored = as_kind(client.find(word), BareMetalInstance)
+        spec, status = stored.spec, stored.status
         spec.restart_trigger = max(spec.restart_trigger, status.restart_trigger) + 1
         try:
             return client.update(stored, ["spec.restart_trigger"], lock=True)

@@ -12,7 +12,9 @@ from dataclasses import dataclass
 
 from google.protobuf.message import Message
 
+from osac.api.public.v1.cluster_type_pb2 import Cluster
 from osac.cli.connection.client import KindClient
+from osac.cli.connection.shape import as_kind
 from osac.cli.errors import ApiError, CliError
 from osac.cli.objects.kinds import describe_object
 from osac.model import registry
@@ -51,8 +53,8 @@ def scale_node_set(client: KindClient, word: str, key: str, size: int) -> Scaled
     if size < 0:
         raise CliError(f"--size must be 0 or more, got {size}")
     for attempt in range(1, SCALE_ATTEMPTS + 1):
-        cluster = client.find(word)
-        node_sets = cluster.spec.node_sets  # type: ignore[attr-defined]
+        cluster = as_kind(client.find(word), Cluster)
+        node_sets = cluster.spec.node_sets
         if key not in node_sets:
             known = ", ".join(sorted(node_sets)) or "none"
             raise CliError(
@@ -64,11 +66,11 @@ def scale_node_set(client: KindClient, word: str, key: str, size: int) -> Scaled
             return Scaled(cluster, key, before, size)
         node_sets[key].size = size
         try:
-            updated = client.update(cluster, [NODE_SETS], lock=True)
+            updated = as_kind(client.update(cluster, [NODE_SETS], lock=True), Cluster)
         except ApiError as error:
             if error.code != "ABORTED" or attempt == SCALE_ATTEMPTS:
                 raise
             continue
-        return Scaled(updated, key, before, updated.spec.node_sets[key].size,  # type: ignore[attr-defined]
+        return Scaled(updated, key, before, updated.spec.node_sets[key].size,
                       tuple(client.warnings))
     raise AssertionError("unreachable: the last attempt returns or raises")

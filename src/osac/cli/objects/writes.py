@@ -18,6 +18,7 @@ from google.protobuf.message import Message
 
 from osac.cli.connection.channel import Connection
 from osac.cli.connection.client import KindClient
+from osac.cli.connection.shape import id_of, metadata_of, set_id
 from osac.cli.errors import ApiError, CliError
 from osac.cli.objects.changes import changed_paths, edit_text
 from osac.cli.objects.inputs import Document, LabelChanges, apply_assignment, parse_object, parse_yaml_object
@@ -46,11 +47,12 @@ class Overrides:
     kind_flags: list[tuple[KindFlag, str]] = field(default_factory=list)
 
     def apply(self, obj: Message) -> None:
+        metadata = metadata_of(obj)
         if self.name:
-            obj.metadata.name = self.name  # type: ignore[attr-defined]
+            metadata.name = self.name
         if self.tenant:
-            obj.metadata.tenant = self.tenant  # type: ignore[attr-defined]
-        obj.metadata.labels.update(self.labels)  # type: ignore[attr-defined]
+            metadata.tenant = self.tenant
+        metadata.labels.update(self.labels)
         apply_sets(obj, self.assignments)
         apply_kind_flags(obj, self.kind_flags)
 
@@ -153,8 +155,8 @@ def edit_object(
         paths = changed_paths(stored, edited)
     if not paths:
         return Edit(stored, None, [])
-    edited.id = stored.id  # type: ignore[attr-defined]
-    edited.metadata.version = stored.metadata.version  # type: ignore[attr-defined]
+    set_id(edited, id_of(stored))
+    metadata_of(edited).version = metadata_of(stored).version
     updated = client.update(edited, paths, lock=True)
     return Edit(stored, updated, paths, client.warnings)
 
@@ -164,7 +166,7 @@ def relabel(client: KindClient, word: str, changes: LabelChanges) -> Message:
     re-reading and retrying when another writer got in between (ABORTED)."""
     for attempt in range(1, LABEL_ATTEMPTS + 1):
         obj = client.find(word)
-        changes.apply(obj.metadata.labels)  # type: ignore[attr-defined]
+        changes.apply(metadata_of(obj).labels)
         try:
             return client.update(obj, ["metadata.labels"], lock=True)
         except ApiError as error:

@@ -23,7 +23,9 @@ import yaml
 from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from osac.api.public.v1.lifecycle_event_type_pb2 import LifecycleEvent
 from osac.cli.connection.client import Link, field_text
+from osac.cli.connection.shape import id_of
 from osac.cli.objects.kinds import display_name
 from osac.cli.objects.rules import rule_text
 from osac.cli.output.fields import (
@@ -33,6 +35,7 @@ from osac.cli.output.fields import (
     enum_type_of,
     is_map,
     is_message,
+    message_type_of,
     value_at,
 )
 from osac.cli.output.render import EMPTY, age, state_label, table_lines, to_dict
@@ -127,7 +130,7 @@ class Related:
     """What ``describe`` shows besides the object itself."""
 
     referrers: Sequence[Link] = ()
-    events: Sequence[Message] = ()
+    events: Sequence[LifecycleEvent] = ()
     now: datetime = field(default_factory=lambda: datetime.now(UTC))
     references: Sequence[Link] = ()
     #: The objects auto-provisioned for this one (``client.auto_provisioned``).
@@ -253,7 +256,7 @@ def _rules_as_text(message: Message, data: dict[str, Any]) -> None:
                 if isinstance(item, Message) and isinstance(entries.get(str(key)), dict):
                     _rules_as_text(item, entries[str(key)])
         elif field_descriptor.is_repeated:
-            if field_descriptor.message_type.name == RULE_TYPE:
+            if message_type_of(field_descriptor).name == RULE_TYPE:
                 data[name] = [rule_text(rule, egress="egress" in name) for rule in value]
             else:
                 for item, item_data in zip(value, data[name], strict=False):
@@ -264,7 +267,7 @@ def _rules_as_text(message: Message, data: dict[str, Any]) -> None:
 
 
 def _identity(kind: Kind, obj: Message, now: datetime) -> list[str]:
-    rows: list[tuple[str, str]] = [("Kind", kind.message), ("ID", obj.id or "-")]  # type: ignore[attr-defined]
+    rows: list[tuple[str, str]] = [("Kind", kind.message), ("ID", id_of(obj) or "-")]
     metadata = value_at(obj, "metadata")
     if metadata is not ABSENT:
         rows += [("Name", metadata.name or "-"), ("Tenant", metadata.tenant or "-")]
@@ -322,12 +325,12 @@ def _mapping(title: str, value: Any) -> list[str]:
     return ["", f"{title}:", *(f"{INDENT}{key}={value[key]}" for key in sorted(value))]
 
 
-def _events(events: Sequence[Message], now: datetime) -> list[str]:
+def _events(events: Sequence[LifecycleEvent], now: datetime) -> list[str]:
     lines = []
     for event in events:
         type_field = descriptor_of(event).fields_by_name["type"]
-        kind = enum_label(enum_type_of(type_field), event.type)  # type: ignore[attr-defined]
-        stamp = event.timestamp  # type: ignore[attr-defined]
+        kind = enum_label(enum_type_of(type_field), event.type)
+        stamp = event.timestamp
         when = age(now - stamp.ToDatetime(tzinfo=UTC)) if event.HasField("timestamp") else "-"
-        lines.append(f"{INDENT}{when:<6} {kind:<8} {event.reason:<28} {event.message}")  # type: ignore[attr-defined]
+        lines.append(f"{INDENT}{when:<6} {kind:<8} {event.reason:<28} {event.message}")
     return lines

@@ -86,7 +86,7 @@ def values_along(message: Message, path: str) -> list[Any]:
         name = segment.removesuffix("[]").removesuffix("{}")
         found: list[Any] = []
         for item in current:
-            field = item.DESCRIPTOR.fields_by_name.get(name) if isinstance(item, Message) else None
+            field = descriptor_of(item).fields_by_name.get(name) if isinstance(item, Message) else None
             if field is None or (is_message(field) and not field.is_repeated and not item.HasField(name)):
                 continue
             value = getattr(item, name)

@@ -15,7 +15,9 @@ from google.protobuf.message import Message
 from rich.console import Console
 from rich.text import Text
 
+from osac.api.public.v1.event_type_pb2 import Event
 from osac.cli.connection.client import KindClient, Listing, field_text
+from osac.cli.connection.shape import id_of
 from osac.cli.objects.kinds import plural_words
 from osac.cli.output.fields import ABSENT, descriptor_of, value_at
 from osac.cli.output.render import (
@@ -52,7 +54,7 @@ class KindPrinter:
         #: ``get -w``: the cells last printed per object id (a change that leaves them is not printed).
         self._printed: dict[str, list[str]] = {}
 
-    def print_listing(self, listing: Listing, *, single: bool = False) -> None:
+    def print_listing(self, listing: Listing[Message], *, single: bool = False) -> None:
         """Everything in ``listing``; ``single``: one object asked for by id or name, printed as
         the object rather than as a list in JSON / YAML."""
         items = listing.items
@@ -65,7 +67,7 @@ class KindPrinter:
             table = self._rows(items)
             lines, self._widths = table_lines([c.header for c in self.columns], table)
             for obj, row in zip(items, table, strict=True):
-                self._printed[obj.id] = row  # type: ignore[attr-defined]
+                self._printed[id_of(obj)] = row
             for line in lines:
                 typer.echo(line)
         elif self.output is OutputFormat.NAME:
@@ -94,11 +96,11 @@ class KindPrinter:
         cell wider than its column widens it for this and later rows."""
         row = self._rows([obj])[0]
         moving = [column.format == "age" for column in self.columns]
-        last = self._printed.get(obj.id)  # type: ignore[attr-defined]
+        last = self._printed.get(id_of(obj))
         if last is not None and [c for c, m in zip(row, moving, strict=True) if not m] == [
                 c for c, m in zip(last, moving, strict=True) if not m]:
             return
-        self._printed[obj.id] = row  # type: ignore[attr-defined]
+        self._printed[id_of(obj)] = row
         widths = [max(width, len(cell)) for width, cell in
                   zip(self._widths or [len(c.header) for c in self.columns], row, strict=True)]
         self._widths = widths
@@ -128,7 +130,7 @@ class KindPrinter:
         for target, ids in wanted.items():
             self._looked_up.update(ids)
             for obj in KindClient(self.client.connection, registry.get(target)).objects(ids):
-                object_id = obj.id  # type: ignore[attr-defined]
+                object_id = id_of(obj)
                 name = field_text(obj, NAME_PATH)
                 if name:
                     self._names[object_id] = name
@@ -149,7 +151,7 @@ class KindPrinter:
         return []
 
 
-def print_event(event: Message, output: OutputFormat) -> None:
+def print_event(event: Event, output: OutputFormat) -> None:
     if output is OutputFormat.JSON:
         typer.echo(json.dumps(to_dict(event)))
     else:

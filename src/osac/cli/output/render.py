@@ -18,6 +18,8 @@ from google.protobuf.descriptor import FieldDescriptor, OneofDescriptor
 from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from osac.api.public.v1.event_type_pb2 import Event
+from osac.cli.connection.shape import id_of
 from osac.cli.objects.kinds import display_name
 from osac.cli.objects.rules import short_rule
 from osac.cli.output.fields import (
@@ -223,7 +225,7 @@ def as_yaml(data: Any) -> str:
 
 def object_reference(kind_name: str, obj: Message) -> str:
     """``subnet/<id>``, the ``-o name`` form."""
-    return f"{kind_name}/{obj.id}"  # type: ignore[attr-defined]
+    return f"{kind_name}/{id_of(obj)}"
 
 
 # -- events --------------------------------------------------------------------------------------
@@ -237,7 +239,7 @@ def state_label(obj: Message) -> str:
     return enum_label(enum_type_of(field), value)
 
 
-def event_object(event: Message) -> tuple[str, Message | None]:
+def event_object(event: Event) -> tuple[str, Message | None]:
     """The kind name and object an event carries (``("?", None)`` for an unknown payload)."""
     chosen = event.WhichOneof("payload")
     if chosen is None:
@@ -245,18 +247,18 @@ def event_object(event: Message) -> tuple[str, Message | None]:
     return chosen, getattr(event, chosen)
 
 
-def event_type_label(event: Message) -> str:
+def event_type_label(event: Event) -> str:
     type_field = descriptor_of(event).fields_by_name["type"]
-    return enum_label(enum_type_of(type_field), event.type)  # type: ignore[attr-defined]
+    return enum_label(enum_type_of(type_field), event.type)
 
 
-def event_line(event: Message) -> str:
+def event_line(event: Event) -> str:
     """``REVISION TYPE KIND NAME STATE``, e.g. ``14  CREATED  subnet  app  PENDING``."""
     kind_name, obj = event_object(event)
     type_label = event_type_label(event).removeprefix("OBJECT_")
     name = display_name(obj) if obj is not None else EMPTY
     state = state_label(obj) if obj is not None else EMPTY
-    return aligned([str(event.revision), type_label, kind_name, name, state], EVENT_WIDTHS)  # type: ignore[attr-defined]
+    return aligned([str(event.revision), type_label, kind_name, name, state], EVENT_WIDTHS)
 
 
 EVENT_WIDTHS = (8, 9, max(len(k.name) for k in registry.KINDS), 24, 0)

@@ -69,7 +69,7 @@ def _conditions_and_stage(status: StatusLike, stage: str) -> tuple[Sequence[Cond
         return view.conditions, view.stage
     if isinstance(status, Mapping):
         try:
-            message = json_format.ParseDict(status, cluster_type_pb2.ClusterStatus(), ignore_unknown_fields=True)
+            message = json_format.ParseDict(dict(status), cluster_type_pb2.ClusterStatus(), ignore_unknown_fields=True)
         except json_format.ParseError as error:
             raise ValueError(f"not a cluster status: {error}") from error
         view = view_from_status(message)

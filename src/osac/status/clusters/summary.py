@@ -2,7 +2,9 @@
 
 ``osac describe cluster`` and the web console both print these, so they live here once, pure
 (``now`` is an argument), next to ``cells`` (cluster-status.md §14, §15). Everything is read from
-the committed status; nothing is derived beyond these display rules.
+the committed status; nothing is derived beyond these display rules. The messages are typed as
+the public classes: a private message (``--private``, a provider admin's console) has every
+field of them, under the same names.
 
 Choices the spec leaves open:
 
@@ -26,9 +28,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from osac.api.public.v1.cluster_type_pb2 import Cluster, ClusterCondition, ClusterNodeSet, ClusterStatus
 from osac.status.clusters.terms import (
     CONTROL_PLANE_AVAILABLE,
     DEGRADED,
@@ -67,9 +69,9 @@ def age_of(stamp: Timestamp, now: datetime) -> str:
     return age(now - stamp.ToDatetime(tzinfo=UTC))
 
 
-def condition_of(status: Message, condition_type: int) -> Message | None:
+def condition_of(status: ClusterStatus, condition_type: int) -> ClusterCondition | None:
     """The condition of ``condition_type``, or None."""
-    return next((c for c in status.conditions if c.type == condition_type), None)  # type: ignore[attr-defined]
+    return next((c for c in status.conditions if c.type == condition_type), None)
 
 
 def status_text(number: int) -> str:
@@ -77,17 +79,17 @@ def status_text(number: int) -> str:
     return {TRUE: "True", FALSE: "False", 0: EMPTY}.get(number, str(number))
 
 
-def stage_text(status: Message, now: datetime) -> str:
+def stage_text(status: ClusterStatus, now: datetime) -> str:
     """``WorkersJoining for 23m  STALLED (threshold 20m)``; ``-`` when no stage is under way."""
     progressing = condition_of(status, PROGRESSING)
-    reason = progressing.reason if progressing is not None else ""  # type: ignore[attr-defined]
-    stage = status.stage  # type: ignore[attr-defined]
+    reason = progressing.reason if progressing is not None else ""
+    stage = status.stage
     text = stage or EMPTY
     if stage and status.HasField("stage_entered_at"):
-        text += f" for {age_of(status.stage_entered_at, now)}"  # type: ignore[attr-defined]
+        text += f" for {age_of(status.stage_entered_at, now)}"
     if reason == STAGE_UNKNOWN:
         return f"{text}  UNKNOWN (last known stage; signals unavailable)"
-    if not stage or progressing is None or progressing.status != TRUE:  # type: ignore[attr-defined]
+    if not stage or progressing is None or progressing.status != TRUE:
         return text
     threshold = current_threshold(status)
     limit = f"(threshold {duration_text(threshold)})" if threshold is not None else ""
@@ -96,25 +98,25 @@ def stage_text(status: Message, now: datetime) -> str:
     return f"{text} {limit}".rstrip()
 
 
-def current_threshold(status: Message) -> timedelta | None:
+def current_threshold(status: ClusterStatus) -> timedelta | None:
     """The stall threshold of the stage under way: None unless PROGRESSING is TRUE with a stage."""
     progressing = condition_of(status, PROGRESSING)
-    stage = status.stage  # type: ignore[attr-defined]
-    if not stage or progressing is None or progressing.status != TRUE:  # type: ignore[attr-defined]
+    stage = status.stage
+    if not stage or progressing is None or progressing.status != TRUE:
         return None
-    if progressing.reason == STAGE_UNKNOWN:  # type: ignore[attr-defined]
+    if progressing.reason == STAGE_UNKNOWN:
         return None
-    return stall_threshold(status, progressing.message)  # type: ignore[attr-defined]
+    return stall_threshold(status, progressing.message)
 
 
-def stall_threshold(status: Message, message: str) -> timedelta | None:
+def stall_threshold(status: ClusterStatus, message: str) -> timedelta | None:
     """The threshold in force: the status's ``stage_threshold``, which the reconciler writes with
     the stage (configured, host-type override or default); without it (an older server, a Delete
     not yet followed by a pass) the threshold the PROGRESSING message states, else the §9.1
     default of the stage."""
     if status.HasField("stage_threshold"):
-        return status.stage_threshold.ToTimedelta()  # type: ignore[attr-defined,no-any-return]
-    stage = status.stage  # type: ignore[attr-defined]
+        return status.stage_threshold.ToTimedelta()
+    stage = status.stage
     match = _THRESHOLD.search(message or "")
     if match:
         try:
@@ -133,41 +135,41 @@ def duration_text(delta: timedelta) -> str:
     return "".join(parts) or "0s"
 
 
-def control_plane_text(status: Message) -> str:
+def control_plane_text(status: ClusterStatus) -> str:
     cp = condition_of(status, CONTROL_PLANE_AVAILABLE)
     if cp is None:
         return EMPTY
-    text = "Available" if cp.status == TRUE else (cp.reason or status_text(cp.status))  # type: ignore[attr-defined]
+    text = "Available" if cp.status == TRUE else (cp.reason or status_text(cp.status))
     degraded = condition_of(status, DEGRADED)
-    if degraded is not None and degraded.status == TRUE and degraded.reason == CONTROL_PLANE_DEGRADED:  # type: ignore[attr-defined]
+    if degraded is not None and degraded.status == TRUE and degraded.reason == CONTROL_PLANE_DEGRADED:
         text += " (degraded)"
     return text
 
 
-def workers_text(status: Message) -> str:
+def workers_text(status: ClusterStatus) -> str:
     wr = condition_of(status, WORKERS_READY)
     if wr is None:
         return EMPTY
-    if wr.status == TRUE:  # type: ignore[attr-defined]
+    if wr.status == TRUE:
         return "Ready"
-    reason = wr.reason  # type: ignore[attr-defined]
+    reason = wr.reason
     if reason == WORKERS_DEGRADED:
         return "Degraded" + _naming(_node_sets_in(status, {NODE_SET_DEGRADED}))
     if reason == WORKERS_SCALING:
         return "Scaling" + _naming(_node_sets_in(status, {NODE_SET_SCALING, NODE_SET_PROVISIONING}))
-    return reason or status_text(wr.status)  # type: ignore[attr-defined]
+    return reason or status_text(wr.status)
 
 
-def degraded_message(status: Message) -> str:
+def degraded_message(status: ClusterStatus) -> str:
     """DEGRADED's message while it is TRUE, else empty."""
     degraded = condition_of(status, DEGRADED)
-    if degraded is None or degraded.status != TRUE:  # type: ignore[attr-defined]
+    if degraded is None or degraded.status != TRUE:
         return ""
-    return str(degraded.message or degraded.reason)  # type: ignore[attr-defined]
+    return str(degraded.message or degraded.reason)
 
 
-def _node_sets_in(status: Message, states: set[int]) -> list[str]:
-    return sorted(key for key, node_set in status.node_sets.items() if node_set.state in states)  # type: ignore[attr-defined]
+def _node_sets_in(status: ClusterStatus, states: set[int]) -> list[str]:
+    return sorted(key for key, node_set in status.node_sets.items() if node_set.state in states)
 
 
 def _naming(keys: list[str]) -> str:
@@ -187,13 +189,13 @@ class NodeSetView:
     host_type: str
     size: int | None
     fabric_interface: str
-    observed: Any
+    observed: ClusterNodeSet | None
 
 
-def node_set_views(cluster: Message) -> list[NodeSetView]:
+def node_set_views(cluster: Cluster) -> list[NodeSetView]:
     """The node sets of ``cluster``, by key."""
-    wanted = cluster.spec.node_sets  # type: ignore[attr-defined]
-    observed = cluster.status.node_sets  # type: ignore[attr-defined]
+    wanted = cluster.spec.node_sets
+    observed = cluster.status.node_sets
     views = []
     for key in sorted(set(wanted) | set(observed)):
         asked = wanted.get(key)

@@ -48,6 +48,7 @@ import ipaddress
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from typing import Any
 
 INTERNET = "internet"
 
@@ -77,11 +78,12 @@ class Rule:
     ipv6_cidr: str = ""
 
     @classmethod
-    def of(cls, data: Mapping[str, object]) -> Rule:
+    def of(cls, data: Mapping[str, Any]) -> Rule:
+        """A rule as the fabric store keeps it (JSON)."""
         return cls(
             protocol=str(data.get("protocol", "")).lower(),
-            port_from=int(data.get("port_from", 0) or 0),  # type: ignore[call-overload]
-            port_to=int(data.get("port_to", 0) or 0),  # type: ignore[call-overload]
+            port_from=int(data.get("port_from", 0) or 0),
+            port_to=int(data.get("port_to", 0) or 0),
             ipv4_cidr=str(data.get("ipv4_cidr", "") or ""),
             ipv6_cidr=str(data.get("ipv6_cidr", "") or ""),
         )
@@ -512,4 +514,4 @@ def _in_range(address: Address, first: str | None, last: str | None) -> bool:
     low, high = _address(first), _address(last)
     if low is None or high is None or low.version != address.version or high.version != address.version:
         return False
-    return low <= address <= high  # type: ignore[operator]
+    return int(low) <= int(address) <= int(high)  # one family: the order of the addresses

@@ -884,7 +884,7 @@ def _in_range(address: str, first: str | None, last: str | None) -> bool:
     low, high = ipaddress.ip_address(first), ipaddress.ip_address(last)
     if value.version != low.version or value.version != high.version:
         return False
-    return low <= value <= high  # type: ignore[operator]
+    return int(low) <= int(value) <= int(high)  # one family: the order of the addresses
 
 
 def _lease(row: Row[Any]) -> Lease:
