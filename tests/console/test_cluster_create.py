@@ -197,3 +197,88 @@ def test_who_is_offered_the_form_follows_the_api_and_templates_are_the_providers
                               json={**TEMPLATE, "metadata": {"name": "acme-only", "tenant": "acme"}})
     assert private.status_code == 400, private.text
     assert "belong to tenant 'shared'" in private.json()["message"]
+
+
+def _acme_network(site: Site) -> tuple[str, str, str]:
+    """acme's second subnet ``apps`` and security group ``web`` on its default network (made once
+    per server): their ids and the default network's."""
+    [network] = site.acme.get(f"{PUBLIC}/virtual_networks").json()["items"]
+    subnets = {s["metadata"]["name"]: s for s in site.acme.get(f"{PUBLIC}/subnets").json()["items"]}
+    if "apps" not in subnets:
+        made = site.acme.post(f"{PUBLIC}/subnets", json={"metadata": {"name": "apps"},
+                                                          "spec": {"virtual_network": network["id"], "ipv4_cidr": "10.0.64.0/20"}})
+        assert made.status_code == 200, made.text
+        subnets["apps"] = made.json()
+        made = site.acme.post(f"{PUBLIC}/security_groups", json={"metadata": {"name": "web"},
+                                                                 "spec": {"virtual_network": network["id"]}})
+        assert made.status_code == 200, made.text
+    wait_for(site.acme, f"{PUBLIC}/subnets/{subnets['apps']['id']}",
+             lambda s: s.get("status", {}).get("state") == "SUBNET_STATE_READY")
+    [web] = [g for g in site.acme.get(f"{PUBLIC}/security_groups").json()["items"] if g["metadata"]["name"] == "web"]
+    wait_for(site.acme, f"{PUBLIC}/security_groups/{web['id']}",
+             lambda g: g.get("status", {}).get("state") == "SECURITY_GROUP_STATE_READY")
+    return subnets["apps"]["id"], web["id"], network["id"]
+
+
+def test_the_cluster_form_takes_the_openshift_fields_and_a_chosen_subnet_and_security_group(
+        site: Site, browser: Browser) -> None:
+    apps, web, _ = _acme_network(site)
+    page = signed_in(browser, site.server, "tenant-admin", "acme", "alice")
+    page.goto(site.server.url + "/clusters/new?template=ocp-params")
+    # Offered: acme's own subnets and groups (never beta's), the default first.
+    offered = page.locator("#subnet option").evaluate_all("els => els.map(e => e.value)")
+    own = sorted(s["id"] for s in site.acme.get(f"{PUBLIC}/subnets").json()["items"])
+    assert offered[0] == "" and sorted(offered[1:]) == own
+    groups = page.locator("[data-testid=network-attachment] input[type=checkbox]").evaluate_all("els => els.map(e => e.name)")
+    assert sorted(groups) == sorted(f"sg:{g['id']}" for g in site.acme.get(f"{PUBLIC}/security_groups").json()["items"])
+    expect(page.locator("#release_image")).to_have_attribute("placeholder", TEMPLATE["spec_defaults"]["release_image"])
+    expect(page.locator("#pod_cidr")).to_have_attribute("placeholder", "10.128.0.0/14")
+
+    page.fill("#name", "form-net")
+    page.fill("#param\\.zone", "eu-1")
+    page.select_option("#subnet", apps)
+    page.check(f"[name='sg:{web}']")
+    page.fill("#release_image", "quay.io/openshift-release-dev/ocp-release:4.18.1-x86_64")
+    page.fill("#pull_secret", '{"auths": {"registry.example.com": {"auth": "dXNlcjpwYXNz"}}}')
+    page.fill("#pod_cidr", "10.200.0.0/14")
+    page.fill("#service_cidr", "10.200.0.0/16")  # inside the pods' network
+    with page.expect_response(lambda r: r.request.method == "POST") as answer:
+        page.click("button:has-text('Create')")
+    assert answer.value.status == 400  # the API's refusal of overlapping networks, the form kept
+    expect(page.locator("[data-testid=error]")).to_contain_text("spec.network.service_cidr")
+    expect(page.locator("#subnet")).to_have_value(apps)
+    expect(page.locator(f"[name='sg:{web}']")).to_be_checked()
+    assert [c for c in site.acme.get(f"{PUBLIC}/clusters").json()["items"] if c["metadata"]["name"] == "form-net"] == []
+
+    page.fill("#service_cidr", "172.31.0.0/16")
+    page.click("button:has-text('Create')")
+    expect(page.locator("[role=status]")).to_have_text("Cluster form-net created")
+    cluster_id = page.url.split("/clusters/", 1)[1].split("?", 1)[0]
+    spec = site.admin.get(f"{PRIVATE}/clusters/{cluster_id}").json()["spec"]
+    assert spec["network_attachment"] == {"subnet": apps, "security_groups": [web]}
+    assert spec["release_image"] == "quay.io/openshift-release-dev/ocp-release:4.18.1-x86_64"
+    assert spec["network"] == {"pod_cidr": "10.200.0.0/14", "service_cidr": "172.31.0.0/16"}
+    assert spec["pull_secret"] == "***"  # stored, and write-only as through the API
+    expect(page.locator("[data-field=State]")).to_contain_text("Ready", timeout=60_000)
+
+
+def test_the_vm_form_attaches_the_chosen_subnet_and_refuses_groups_without_one(site: Site, browser: Browser) -> None:
+    apps, web, _ = _acme_network(site)
+    page = signed_in(browser, site.server, "tenant-admin", "acme", "alice")
+    page.goto(site.server.url + "/compute-instances/new")
+    page.fill("#name", "form-vm")
+    page.check(f"[name='sg:{web}']")
+    with page.expect_response(lambda r: r.request.method == "POST") as answer:
+        page.click("button:has-text('Create')")
+    assert answer.value.status == 400
+    expect(page.locator("[data-testid=error]")).to_have_text("subnet: choose the subnet the chosen security groups apply to")
+    page.select_option("#subnet", apps)
+    page.uncheck(f"[name='sg:{web}']")
+    page.click("button:has-text('Create')")
+    expect(page.locator("[role=status]")).to_have_text("Virtual machine created")
+    vm_id = page.url.split("/compute-instances/", 1)[1].split("?", 1)[0]
+    [attachment] = site.acme.get(f"{PUBLIC}/compute_instances/{vm_id}").json()["spec"]["compute_network_attachments"]
+    default_group = next(g["id"] for g in site.acme.get(f"{PUBLIC}/security_groups").json()["items"]
+                         if g["metadata"]["name"] == "default")
+    assert attachment == {"subnet": apps, "security_groups": [default_group], "primary": True}
+    expect(page.locator("[data-field=State]")).to_contain_text("Running", timeout=60_000)

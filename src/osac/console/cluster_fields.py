@@ -16,6 +16,10 @@ Text that is not of the parameter's type is refused here, naming the entry as th
 (``spec.template_parameters['replicas']: 'three' is not a whole number``); the value sent always
 carries the declared type URL, so the server's own type check holds.
 
+The OpenShift fields (``release_image``, ``pull_secret``, ``pod_cidr``, ``service_cidr``) go to
+the spec as typed; empty ones are the template's defaults (then the built-in CIDRs), as for the
+API. The network attachment section is ``network_choice``'s.
+
 The template is typed as the public class (the private one a provider admin reads has every
 field of it); the new cluster is the private class the service creates.
 """
@@ -34,6 +38,7 @@ from google.protobuf.message import DecodeError
 
 from osac.api.private.v1.cluster_type_pb2 import Cluster as PrivateCluster
 from osac.api.public.v1.cluster_template_type_pb2 import ClusterTemplate
+from osac.console import network_choice
 from osac.services.clusters.parameters import message_type
 from osac.services.core.errors import InvalidArgument
 
@@ -198,5 +203,12 @@ def fill_cluster(cluster: PrivateCluster, template: ClusterTemplate, form: Mappi
         spec.node_sets[key].size = int(text)
     if form.get("ssh_public_key", "").strip():
         spec.ssh_public_key = form["ssh_public_key"].strip()
+    spec.release_image = form.get("release_image", "").strip()  # empty: the template's
+    spec.pull_secret = form.get("pull_secret", "").strip()
+    spec.network.pod_cidr = form.get("pod_cidr", "").strip()
+    spec.network.service_cidr = form.get("service_cidr", "").strip()
+    subnet, groups = network_choice.chosen(form)
+    spec.network_attachment.subnet = subnet
+    spec.network_attachment.security_groups.extend(groups)
     spec.auto_external_ip_attachment = form.get("external_access") == "on"
 

@@ -30,7 +30,16 @@ from osac.api.public.v1.cluster_type_pb2 import Cluster
 from osac.api.public.v1.compute_instance_type_pb2 import ComputeInstance
 from osac.api.public.v1.external_ip_attachment_type_pb2 import ExternalIPAttachment
 from osac.auth import policy
-from osac.console import catalogue, cluster_fields, clusters, compute, counts, network_detail, networking
+from osac.console import (
+    catalogue,
+    cluster_fields,
+    clusters,
+    compute,
+    counts,
+    network_choice,
+    network_detail,
+    networking,
+)
 from osac.console.labels import (
     BARE_METAL_STATE_NAMES,
     BARE_METAL_STATES,
@@ -45,6 +54,7 @@ from osac.console.sessions import Session
 from osac.console.tables import CREATED, Pagination, TableQuery, cel_string, parse_query
 from osac.model.kinds import Method
 from osac.services.baremetal.interfaces import is_bare_metal
+from osac.services.clusters.spec_rules import DEFAULT_POD_CIDR, DEFAULT_SERVICE_CIDR
 from osac.services.core import access
 from osac.services.core.context import Caller
 from osac.services.core.errors import InvalidArgument, NotFound, PermissionDenied, ServiceError
@@ -471,7 +481,8 @@ async def vm_form(visit: Visit, error: str = "", values: dict[str, str] | None =
     templates = sorted(metadata_of(t).name for t in (await visit.reads.all("compute_instance_template")).items)
     types = sorted(metadata_of(t).name for t in (await visit.reads.all("instance_type")).items)
     return _form_page(visit, "vm_new.html", "Create a virtual machine", error, values, status,
-                      templates=_options(templates), instance_types=_options(types))
+                      templates=_options(templates), instance_types=_options(types),
+                      network=await network_choice.network_choices(visit.reads, visit.is_admin))
 
 
 async def new_vm(visit: Visit) -> Response:
@@ -488,6 +499,11 @@ async def create_vm(visit: Visit) -> Response:
     if form.get("instance_type"):
         vm.spec.instance_type = form["instance_type"]
     vm.spec.auto_external_ip_attachment = form.get("external_access") == "on"
+    subnet, groups = network_choice.chosen(form)
+    if groups and not subnet:
+        return await vm_form(visit, "subnet: choose the subnet the chosen security groups apply to", form, 400)
+    if subnet:
+        vm.spec.compute_network_attachments.add(subnet=subnet, security_groups=groups, primary=True)
     try:
         created = await service.create(visit.caller, vm)
     except ServiceError as error:
@@ -529,7 +545,9 @@ async def cluster_form(visit: Visit, error: str = "", values: dict[str, str] | N
                       template_options=[(t.metadata.name, f"{t.metadata.name}: {t.title}" if t.title else t.metadata.name)
                                         for t in templates], chosen=template,
                       parameters=cluster_fields.parameter_fields(template),
-                      node_sets=cluster_fields.node_set_fields(template, host_types))
+                      node_sets=cluster_fields.node_set_fields(template, host_types),
+                      network=await network_choice.network_choices(visit.reads, visit.is_admin),
+                      cidr_defaults=(DEFAULT_POD_CIDR, DEFAULT_SERVICE_CIDR))
 
 
 async def new_cluster(visit: Visit) -> Response:

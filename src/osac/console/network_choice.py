@@ -1,0 +1,79 @@
+"""The network attachment section of the cluster and VM create forms: which subnet and which
+security groups, chosen among those the caller sees (the API's List, so a tenant is offered only
+its own), or left to the tenant's defaults.
+
+The form sends ``subnet`` (a subnet id; empty: the tenant's default subnet) and one checkbox
+``sg:<id>`` per chosen security group. The server applies the rules of networking.md §6.4 as it
+does for the API: no subnet and no group is the tenant's default subnet and security group; a
+subnet without groups gets the default security group when it is on the default network; groups
+outside the subnet's virtual network are refused with the API's message naming the field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from osac.api.public.v1.security_group_type_pb2 import SecurityGroup
+from osac.api.public.v1.subnet_type_pb2 import Subnet
+from osac.api.public.v1.virtual_network_type_pb2 import VirtualNetwork
+from osac.console.reads import Reads
+from osac.services.core.shape import as_kind
+
+SUBNET_FIELD = "subnet"
+SECURITY_GROUP_PREFIX = "sg:"
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One offered subnet or security group: its id, and the text the form shows."""
+
+    id: str
+    text: str
+
+    @property
+    def field(self) -> str:
+        """The checkbox name of a security group."""
+        return SECURITY_GROUP_PREFIX + self.id
+
+
+@dataclass(frozen=True)
+class NetworkChoices:
+    subnets: tuple[Choice, ...]
+    security_groups: tuple[Choice, ...]
+
+    def subnet_options(self) -> list[tuple[str, str]]:
+        """The subnet select's options, the tenant's default first."""
+        return [("", "the tenant's default subnet"), *((c.id, c.text) for c in self.subnets)]
+
+
+def _owner(tenant: str, with_tenant: bool) -> str:
+    return f"{tenant}/" if with_tenant and tenant else ""
+
+
+async def network_choices(reads: Reads, with_tenant: bool) -> NetworkChoices:
+    """The subnets (name, CIDR, network) and security groups (name, network) the caller sees, by
+    name; ``with_tenant`` prefixes each with its tenant (a provider admin sees every tenant's)."""
+    networks = {network.id: network.metadata.name
+                for network in (as_kind(item, VirtualNetwork) for item in (await reads.all("virtual_network")).items)}
+    subnets = []
+    for item in (await reads.all("subnet")).items:
+        subnet = as_kind(item, Subnet)
+        network = networks.get(subnet.spec.virtual_network, subnet.spec.virtual_network)
+        subnets.append(Choice(subnet.id, f"{_owner(subnet.metadata.tenant, with_tenant)}{subnet.metadata.name}"
+                                         f" ({subnet.spec.ipv4_cidr or subnet.spec.ipv6_cidr}, network {network})"))
+    groups = []
+    for item in (await reads.all("security_group")).items:
+        group = as_kind(item, SecurityGroup)
+        network = networks.get(group.spec.virtual_network, group.spec.virtual_network)
+        groups.append(Choice(group.id, f"{_owner(group.metadata.tenant, with_tenant)}{group.metadata.name}"
+                                       f" (network {network})"))
+    return NetworkChoices(tuple(sorted(subnets, key=lambda c: c.text)), tuple(sorted(groups, key=lambda c: c.text)))
+
+
+def chosen(form: Mapping[str, str]) -> tuple[str, list[str]]:
+    """The subnet id (empty: the default) and the security group ids the form chose, in the
+    order the form sent them."""
+    groups = [key.removeprefix(SECURITY_GROUP_PREFIX) for key, value in form.items()
+              if key.startswith(SECURITY_GROUP_PREFIX) and value == "on"]
+    return form.get(SUBNET_FIELD, "").strip(), groups
