@@ -246,7 +246,7 @@ def test_networking_objects_are_created_listed_and_deleted_through_the_pages(sit
     page.goto(f"{site.server.url}/networking/subnets")
     page.fill("#name", "lab")
     page.click("button:has-text('Filter')")
-    expect(page).to_have_url(f"{site.server.url}/networking/subnets?name=lab")
+    expect(page).to_have_url(f"{site.server.url}/networking/subnets?name=lab&state=")  # the state filter: all
     assert page.locator("[data-testid=subnets] tbody tr[data-object-id] td[data-label=Name]").all_inner_texts() == ["lab-sn"]
 
     page.goto(f"{site.server.url}/networking/nat-gateways")
@@ -440,3 +440,48 @@ def test_networking_detail_pages_show_their_parts_live_and_only_to_their_tenant(
         expect(beta.locator("[data-testid=error]")).to_contain_text(f"'{object_id}' not found")
     for path in (f"{PUBLIC}/compute_instances/{vm_id}", f"{BMIS}/{bmi_id}", f"{PUBLIC}/clusters/{cluster_id}"):
         assert acme.delete(path).status_code == 200
+
+
+def test_networking_lists_sort_and_filter_by_state_as_the_api_orders_and_filters(site: Site, browser: Browser) -> None:
+    [network] = site.acme.get(f"{PUBLIC}/virtual_networks", params={"filter": "this.metadata.name == 'default'"}).json()["items"]
+    for name, cidr in (("zz-last", "10.0.96.0/24"), ("aa-first", "10.0.97.0/24")):
+        if not site.acme.get(f"{PUBLIC}/subnets", params={"filter": f"this.metadata.name == '{name}'"}).json()["items"]:
+            made = site.acme.post(f"{PUBLIC}/subnets", json={"metadata": {"name": name},
+                                                              "spec": {"virtual_network": network["id"], "ipv4_cidr": cidr}})
+            assert made.status_code == 200, made.text
+    wait_for(site.admin, f"{PRIVATE}/subnets", lambda p: all(
+        s.get("status", {}).get("state") == "SUBNET_STATE_READY" for s in p["items"]))
+    page = signed_in(browser, site.server, "provider-admin", "", "root")
+    names = "[data-testid=subnets] tbody tr[data-object-id] td:first-child"
+
+    page.goto(site.server.url + "/networking/subnets")
+    page.click("th >> text=Name")
+    expect(page).to_have_url(site.server.url + "/networking/subnets?sort=name")
+    listed = site.admin.get(f"{PRIVATE}/subnets", params={"order": "metadata.name"}).json()["items"]
+    assert page.locator(names).all_inner_texts() == [s["metadata"]["name"] for s in listed]
+    page.click("th >> text=Name")  # again: the other way
+    expect(page).to_have_url(site.server.url + "/networking/subnets?sort=name&dir=desc")
+    assert page.locator(names).all_inner_texts() == [s["metadata"]["name"] for s in reversed(listed)]
+
+    page.goto(site.server.url + "/networking/subnets?sort=tenant")  # sorted in the server: tenant, then name
+    by_tenant = sorted(listed, key=lambda s: (s["metadata"]["tenant"], s["metadata"]["name"]))
+    assert page.locator(names).all_inner_texts() == [s["metadata"]["name"] for s in by_tenant]
+    assert page.locator("[data-testid=subnets] tbody tr[data-object-id] td:nth-child(2)").all_inner_texts() == [
+        s["metadata"]["tenant"] for s in by_tenant]
+
+    page.select_option("#state", "READY")
+    page.click("button:has-text('Filter')")
+    expect(page).to_have_url(re.compile(r"/networking/subnets\?.*state=READY.*&sort=tenant$"))
+    assert len(page.locator(names).all_inner_texts()) == len(listed)
+    page.goto(site.server.url + "/networking/subnets?state=DELETE_FAILED")
+    assert page.locator(names).all_inner_texts() == []
+    response = page.goto(site.server.url + "/networking/external-ips?state=READY")  # an external IP is ALLOCATED
+    assert response is not None and response.status == 400
+    expect(page.locator("[data-testid=error]")).to_have_text(
+        "state: 'READY' is not a state; use one of PENDING, ALLOCATED, FAILED, DELETING, DELETE_FAILED")
+
+    tenant = signed_in(browser, site.server, "tenant-admin", "acme", "alice")
+    tenant.goto(site.server.url + "/networking/subnets?sort=name&dir=desc")
+    own = site.acme.get(f"{PUBLIC}/subnets", params={"order": "metadata.name desc"}).json()["items"]
+    assert tenant.locator(names).all_inner_texts() == [s["metadata"]["name"] for s in own]
+    assert {s["metadata"]["tenant"] for s in own} == {"acme"}

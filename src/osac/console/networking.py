@@ -30,6 +30,7 @@ from osac.api.public.v1.security_rule_type_pb2 import SecurityRule
 from osac.api.public.v1.subnet_type_pb2 import Subnet, SubnetSpec
 from osac.api.public.v1.virtual_network_type_pb2 import VirtualNetwork, VirtualNetworkSpec
 from osac.console.labels import NETWORK_STATES, SUBNET_STATES, Label, state_label
+from osac.model import registry
 from osac.services.core.errors import InvalidArgument
 from osac.services.core.shape import as_kind, id_of, metadata_of, status_of
 
@@ -91,6 +92,21 @@ class NetworkView:
     also_live: tuple[str, ...] = ()
     #: Cells naming another networking object: column -> (its collection, how to find its id).
     links: Mapping[str, tuple[str, Callable[[Message], str]]] = field(default_factory=dict)
+    #: The labels of the kind's states (the rows' State cell and the state filter).
+    states: Mapping[int, Label] = field(default_factory=lambda: NETWORK_STATES)
+
+    @property
+    def state_names(self) -> dict[str, int]:
+        """The kind's API state names without their prefix (``READY``), for the state filter."""
+        enum = registry.get(self.kind).state_enum
+        if enum is None:
+            return {}
+        return {value.name.removeprefix(self.state_prefix): value.number for value in enum.values if value.number}
+
+    @property
+    def state_prefix(self) -> str:
+        """The prefix of the kind's state names in a filter (``SUBNET_STATE_``)."""
+        return registry.get(self.kind).name.upper() + "_STATE_"
 
     @property
     def live_kinds(self) -> tuple[str, ...]:
@@ -283,7 +299,7 @@ VIEWS: dict[str, NetworkView] = {view.collection: view for view in (
                 ("Address", "Pool", "Attached to"), external_ip_row,
                 refs={"external_ip_pool": _pool_of},
                 form=(Field("pool", "Pool", required=True, choices_of="external_ip_pool"),),
-                fill=_fill_external_ip, also_live=("external_ip_attachment",)),
+                fill=_fill_external_ip, also_live=("external_ip_attachment",), states=EXTERNAL_IP_STATES),
     NetworkView("nat_gateway", "nat-gateways", "NAT gateways", "NAT gateway",
                 ("Virtual network", "External IP"), nat_gateway_row,
                 refs={"virtual_network": lambda o: [_gateway_network(o)],

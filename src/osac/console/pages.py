@@ -313,15 +313,28 @@ async def _attached_to(visit: Visit, address_ids: set[str]) -> dict[str, str]:
     return found
 
 
+NETWORK_SORTS = ("name", "tenant", "state", CREATED)
+
+
 async def network_list(visit: Visit) -> Response:
     view = _network_view(visit)
-    query = parse_query(visit.request.query_params, (CREATED,), ("name", "tenant"))
-    expression = " && ".join(_common_filters(visit, query))
-    listing = await visit.reads.page(view.kind, offset=query.offset, limit=query.per_page, filter=expression)
-    names = await _network_names(visit, view, listing.items)
-    deletable = {id_of(o) for o in listing.items if visit.allows(view.kind, Method.DELETE, o)}
+    query = parse_query(visit.request.query_params, NETWORK_SORTS, ("name", "state", "tenant"))
+    expression = " && ".join(_common_filters(visit, query)
+                             + _state_filter(query, view.state_names, view.state_prefix))
+    order = database_order(query)
+    if order is not None:
+        listing = await visit.reads.page(view.kind, offset=query.offset, limit=query.per_page, filter=expression,
+                                         order=order)
+        items = listing.items
+    else:  # by tenant: read whole and sorted here, as the other lists' in-server columns
+        listing = await visit.reads.all(view.kind, expression)
+        ordered = sorted(listing.items, key=lambda o: (metadata_of(o).tenant, metadata_of(o).name, id_of(o)),
+                         reverse=query.descending)
+        items = ordered[query.offset:query.offset + query.per_page]
+    names = await _network_names(visit, view, items)
+    deletable = {id_of(o) for o in items if visit.allows(view.kind, Method.DELETE, o)}
     return visit.page("network_list.html", title=view.title, view=view,
-                      rows=[view.build(o, names) for o in listing.items], deletable=deletable,
+                      rows=[view.build(o, names) for o in items], deletable=deletable,
                       can_create=view.fill is not None and visit.allows(view.kind, Method.CREATE),
                       query=query, pager=Pagination(query.page, query.per_page, listing.total),
                       revision=listing.revision, live_kinds=view.live_kinds, notice=visit.request.query_params.get("notice"))
