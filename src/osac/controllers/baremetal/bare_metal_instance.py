@@ -40,6 +40,7 @@ from typing import Any
 
 from google.protobuf.message import Message
 
+from osac.api.private.v1.bare_metal_instance_type_pb2 import BareMetalInstance
 from osac.controllers.baremetal.inputs import KIND, InstanceInputs, mutable_spec_hash, read_inputs
 from osac.controllers.baremetal.memory import InstanceMemory
 from osac.controllers.baremetal.power import PowerControl
@@ -71,6 +72,7 @@ from osac.controllers.workloads.passes import (
 from osac.providers.baremetal import BareMetalProvider, HostObservation
 from osac.providers.interfaces import ChangeNotice, FabricManager, ProviderError, TerminalProviderError
 from osac.services.core.catalog import Services
+from osac.services.core.shape import as_kind
 from osac.services.workloads import addresses
 from osac.services.workloads.network_attachments import AUTO_CLEANUP_FINALIZER
 from osac.status.baremetal import derivation
@@ -147,22 +149,22 @@ class BareMetalInstanceReconciler(ObjectReconciler):
     async def reconcile(self, key: ObjectKey) -> Result:
         async with self.store.read() as tx:
             instance = await self.load(tx, key.id)
-            inputs = None if instance is None else await read_inputs(tx, instance)
+            inputs = None if instance is None else await read_inputs(tx, as_kind(instance, BareMetalInstance))
         if inputs is None:
             self._forget(key.id)
             return Result()
         memory = self._memory.setdefault(key.id, InstanceMemory())
         if is_deleting(inputs.instance):
             return await self._delete(inputs, memory)
-        if CONTROLLER_FINALIZER not in inputs.instance.metadata.finalizers:  # type: ignore[attr-defined]
+        if CONTROLLER_FINALIZER not in inputs.instance.metadata.finalizers:
             written = await ensure_controller_finalizer(self, key.id)
             if written is None or is_deleting(written):
                 return Result(requeue_after=timedelta(0))
-            inputs = replace(inputs, instance=written)
+            inputs = replace(inputs, instance=as_kind(written, BareMetalInstance))
         return await self._provision(inputs, memory)
 
     async def _provision(self, inputs: InstanceInputs, memory: InstanceMemory) -> Result:
-        previous = view_from_status(inputs.instance.status)  # type: ignore[attr-defined]
+        previous = view_from_status(inputs.instance.status)
         steps = previous.provisioning_steps
         progress = GateProgress(steps)
         hints: list[timedelta | None] = []
@@ -180,7 +182,7 @@ class BareMetalInstanceReconciler(ObjectReconciler):
         applied, configuration_error = "", ""
         if progress.steps.are_complete and reading is not None:
             applied, configuration_error, retry = await self._apply_configuration(inputs, memory, host_name)
-            spec = inputs.instance.spec  # type: ignore[attr-defined]
+            spec = inputs.instance.spec
             power = await self.power.converge(host_name, spec.restart_trigger, spec.run_strategy, previous, reading,
                                               memory)
             restart = power.restart
@@ -242,11 +244,11 @@ class BareMetalInstanceReconciler(ObjectReconciler):
     # -- deletion ---------------------------------------------------------------------------------
 
     async def _delete(self, inputs: InstanceInputs, memory: InstanceMemory) -> Result:
-        if inputs.instance.status.state == self._state("DELETE_FAILED"):  # type: ignore[attr-defined]
+        if inputs.instance.status.state == self._state("DELETE_FAILED"):
             self.waiters.forget(inputs.id)
             return Result()  # waits for Delete again or Signal
         progress = await self.teardown.run(inputs, memory)
-        previous = view_from_status(inputs.instance.status)  # type: ignore[attr-defined]
+        previous = view_from_status(inputs.instance.status)
         if progress.has_given_up:
             forget_teardown(memory)
             CLEANUP_FAILURES.labels(KIND).inc()
@@ -283,16 +285,17 @@ class BareMetalInstanceReconciler(ObjectReconciler):
     async def _derive_and_store(
         self, tx: Tx, inputs: InstanceInputs, memory: InstanceMemory, base: ProvisioningSteps, outcome: PassOutcome
     ) -> _Written | None:
-        stored = await self.load(tx, inputs.id)
-        if stored is None:
+        loaded = await self.load(tx, inputs.id)
+        if loaded is None:
             return None
-        previous = view_from_status(stored.status)  # type: ignore[attr-defined]
+        stored = as_kind(loaded, BareMetalInstance)
+        previous = view_from_status(stored.status)
         teardown = outcome.teardown
         if teardown is None and previous.provisioning_steps != base:
             raise TransientError("the gate record changed meanwhile (Signal or Update); looking again",
                                  delay=timedelta(0))
         steps = previous.provisioning_steps if teardown is not None else outcome.steps
-        spec = stored.spec  # type: ignore[attr-defined]
+        spec = stored.spec
         now = tx.clock.now()
         context = derivation.BareMetalContext(
             tenant=inputs.tenant,
@@ -313,13 +316,13 @@ class BareMetalInstanceReconciler(ObjectReconciler):
         result = derivation.derive_baremetal_instance_status(
             outcome.host, steps, outcome.leases, previous, now, context
         )
-        desired = copy(stored)
-        apply_view_to_status(result.status, desired.status)  # type: ignore[attr-defined]
+        desired = as_kind(copy(stored), BareMetalInstance)
+        apply_view_to_status(result.status, desired.status)
         if teardown is not None and teardown.is_auto_cleaned:
             remove_finalizer(desired, AUTO_CLEANUP_FINALIZER)
         if teardown is not None and teardown.is_done:
             remove_finalizer(desired)
-            if not desired.metadata.finalizers:  # type: ignore[attr-defined]
+            if not desired.metadata.finalizers:
                 await addresses.release_attachment_addresses(tx, KIND, inputs.id)
         await record_status(self, tx, desired, stored, result.events)
         archived = await tx.get(self.descriptor, inputs.id) is None

@@ -8,11 +8,13 @@ import hashlib
 import json
 from dataclasses import dataclass
 
-from google.protobuf.message import Message
-
+from osac.api.private.v1.bare_metal_instance_type_pb2 import BareMetalInstance
+from osac.api.private.v1.host_type_type_pb2 import HostType
+from osac.api.private.v1.subnet_type_pb2 import Subnet
 from osac.controllers.baremetal.memory import PortBinding
 from osac.controllers.networking import topology
 from osac.controllers.workloads.owning_tenant import OwningTenant, read_owning_tenant
+from osac.services.core.shape import as_kind
 from osac.services.workloads import addresses as workload_addresses
 from osac.status.baremetal.derivation import BareMetalAttachment, TenantReadiness
 from osac.store.objects import Tx
@@ -36,7 +38,7 @@ class Port:
 
 @dataclass(frozen=True)
 class InstanceInputs:
-    instance: Message
+    instance: BareMetalInstance
     owning_tenant: OwningTenant
     #: The HostType's name: the inventory's key (the spec stores the HostType's id).
     host_type: str
@@ -46,7 +48,7 @@ class InstanceInputs:
 
     @property
     def id(self) -> str:
-        return str(self.instance.id)  # type: ignore[attr-defined]
+        return str(self.instance.id)
 
     @property
     def tenant(self) -> TenantReadiness:
@@ -63,9 +65,9 @@ class InstanceInputs:
         return mutable_spec_hash(self.instance)
 
 
-async def read_inputs(tx: Tx, instance: Message) -> InstanceInputs:
-    spec = instance.spec  # type: ignore[attr-defined]
-    addresses = await workload_addresses.attachment_addresses(tx, KIND, instance.id)  # type: ignore[attr-defined]
+async def read_inputs(tx: Tx, instance: BareMetalInstance) -> InstanceInputs:
+    spec = instance.spec
+    addresses = await workload_addresses.attachment_addresses(tx, KIND, instance.id)
     attachments = list(spec.network_attachments)
     ports = tuple(
         Port(
@@ -80,16 +82,16 @@ async def read_inputs(tx: Tx, instance: Message) -> InstanceInputs:
     subnet = await topology.get(tx, "subnet", attachments[0].subnet) if attachments else None
     return InstanceInputs(
         instance=instance,
-        owning_tenant=await read_owning_tenant(tx, instance.metadata.tenant),  # type: ignore[attr-defined]
-        host_type=host_type.metadata.name if host_type is not None else spec.host_type,  # type: ignore[attr-defined]
+        owning_tenant=await read_owning_tenant(tx, instance.metadata.tenant),
+        host_type=as_kind(host_type, HostType).metadata.name if host_type is not None else spec.host_type,
         ports=ports,
-        virtual_network=subnet.spec.virtual_network if subnet is not None else "",  # type: ignore[attr-defined]
+        virtual_network=as_kind(subnet, Subnet).spec.virtual_network if subnet is not None else "",
     )
 
 
-def mutable_spec_hash(instance: Message) -> str:
+def mutable_spec_hash(instance: BareMetalInstance) -> str:
     """A digest of what an Update may change and the reconciler applies: the security groups of
     each attachment and the run strategy (``restart_trigger`` has its own bookkeeping)."""
-    spec = instance.spec  # type: ignore[attr-defined]
+    spec = instance.spec
     document = [int(spec.run_strategy), [list(a.security_groups) for a in spec.network_attachments]]
     return hashlib.sha256(json.dumps(document).encode()).hexdigest()[:16]

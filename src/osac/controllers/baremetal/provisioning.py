@@ -220,7 +220,7 @@ class GateRunner:
         waiting = self._not_due(memory, gate, self.clock.now())
         if waiting is not None:
             return GateProgress(steps, waiting)
-        spec = inputs.instance.spec  # type: ignore[attr-defined]
+        spec = inputs.instance.spec
         image = spec.image.source_ref or self.settings.default_image
         try:
             await self.provider.provision_host(host_name, image, spec.user_data, spec.ssh_public_key)

@@ -96,7 +96,7 @@ class Teardown:
         self.backoff = backoff
 
     async def run(self, inputs: InstanceInputs, memory: InstanceMemory) -> TeardownProgress:
-        finalizers = list(inputs.instance.metadata.finalizers)  # type: ignore[attr-defined]
+        finalizers = list(inputs.instance.metadata.finalizers)
         is_auto_cleaned = AUTO_CLEANUP_FINALIZER not in finalizers
         if not is_auto_cleaned:
             cleanup = await clean_auto_provisioned(self.services, inputs.id)

@@ -33,6 +33,9 @@ from datetime import datetime, timedelta
 
 from google.protobuf.message import Message
 
+from osac.api.private.v1.cluster_type_pb2 import Cluster, ClusterSpec
+from osac.api.private.v1.host_type_type_pb2 import HostType
+from osac.api.private.v1.subnet_type_pb2 import Subnet
 from osac.controllers.clusters import metrics
 from osac.controllers.clusters.hosts import ClusterHosts, NodeSetHosts
 from osac.controllers.networking import topology
@@ -76,6 +79,7 @@ from osac.services.baremetal.interfaces import is_bare_metal
 from osac.services.clusters import addresses as cluster_addresses
 from osac.services.clusters.failures import recorded_failure
 from osac.services.core.catalog import Services
+from osac.services.core.shape import as_kind
 from osac.services.workloads.network_attachments import AUTO_CLEANUP_FINALIZER
 from osac.status.clusters import derivation
 from osac.status.conditions.views import LifecycleEventView
@@ -129,7 +133,7 @@ class _Snapshot:
     the stall thresholds of its node sets' host types and what its bare-metal node sets ask of
     the inventory (none while it is deleted)."""
 
-    cluster: Message
+    cluster: Cluster
     held: cluster_addresses.HeldAddresses
     thresholds: derivation.StallThresholds
     bare_metal: dict[str, NodeSetHosts]
@@ -141,8 +145,8 @@ class _Derived:
     lifecycle events, the requeue hint, and the running nodes after which surplus node addresses
     are released in the same write (None: nothing to release)."""
 
-    stored: Message
-    desired: Message
+    stored: Cluster
+    desired: Cluster
     events: tuple[LifecycleEventView, ...]
     requeue_after: timedelta | None
     releases_nodes: frozenset[tuple[str, int]] | None
@@ -169,7 +173,7 @@ class ClusterReconciler(ObjectReconciler):
         self._host_type_names: dict[str, str] = {}
         #: Host types by id, kept until their change comes through the change feed
         #: (``dependents``): every pass looks at its node sets' host types, which hardly ever change.
-        self._host_types: dict[str, Message] = {}
+        self._host_types: dict[str, HostType] = {}
         #: Bumped by every host type change, so a read that raced with one is not kept.
         self._host_type_changes = 0
         #: What each cluster holds, by the cluster's version: its addresses are reserved and
@@ -202,14 +206,17 @@ class ClusterReconciler(ObjectReconciler):
             return ()
         return self.children.dependents(kind, object_id)
 
-    async def _host_type(self, tx: Tx, host_type_id: str) -> Message | None:
+    async def _host_type(self, tx: Tx, host_type_id: str) -> HostType | None:
         """The stored host type (being deleted or not), from what the passes keep when it is there."""
         kept = self._host_types.get(host_type_id)
         if kept is not None:
             return kept
         changes = self._host_type_changes
-        host_type = await topology.get(tx, "host_type", host_type_id)
-        if host_type is not None and changes == self._host_type_changes:
+        found = await topology.get(tx, "host_type", host_type_id)
+        if found is None:
+            return None
+        host_type = as_kind(found, HostType)
+        if changes == self._host_type_changes:
             self._host_types[host_type_id] = host_type
         return host_type
 
@@ -222,10 +229,11 @@ class ClusterReconciler(ObjectReconciler):
             self._forget(key.id)
             return Result()
         cluster = snapshot.cluster
-        if CONTROLLER_FINALIZER not in cluster.metadata.finalizers and not is_deleting(cluster):  # type: ignore[attr-defined]
-            cluster = await ensure_controller_finalizer(self, key.id)
-            if cluster is None:
+        if CONTROLLER_FINALIZER not in cluster.metadata.finalizers and not is_deleting(cluster):
+            written = await ensure_controller_finalizer(self, key.id)
+            if written is None:
                 return Result()
+            cluster = as_kind(written, Cluster)
             snapshot = replace(snapshot, cluster=cluster)
         now = self.store.clock.now()
         failure = self._failure_of(cluster)
@@ -235,17 +243,17 @@ class ClusterReconciler(ObjectReconciler):
         try:
             if is_deleting(cluster):
                 cleanup_pending, failure, auto_cleaned = await self._teardown(cluster, failure, now)
-            elif failure is None and cluster.status.state != self._state("FAILED"):  # type: ignore[attr-defined]
+            elif failure is None and cluster.status.state != self._state("FAILED"):
                 await self._apply(snapshot)
         except HostShortage as shortage:
-            retry = self.host_retries.failed(cluster.id, shortage.message)  # type: ignore[attr-defined]
+            retry = self.host_retries.failed(cluster.id, shortage.message)
             await self._host_event(cluster, lifecycle.WARNING, "AgentSelectionFailed", shortage.message)
         except TransientProviderError as error:
-            retry = self.retries.failed(cluster.id, error.message)  # type: ignore[attr-defined]
+            retry = self.retries.failed(cluster.id, error.message)
         except TerminalProviderError as error:
             phase: derivation.FailurePhase = "teardown" if is_deleting(cluster) else "provision"
             failure = derivation.TerminalFailure(phase=phase, reason=error.reason, message=error.message, at=now)
-        observation = await self.provider.observe_cluster(cluster.id)  # type: ignore[attr-defined]
+        observation = await self.provider.observe_cluster(cluster.id)
         if not observation.readable:
             metrics.OBSERVATION_ERRORS.labels("cluster", "cluster").inc()
         self._check_applied(cluster, observation)
@@ -253,7 +261,7 @@ class ClusterReconciler(ObjectReconciler):
             pending_ports = await self._converge_ports(snapshot, observation)
             await self._release_hosts(cluster, observation)
         except ProviderError as error:
-            retry = retry or self.retries.failed(cluster.id, error.message)  # type: ignore[attr-defined]
+            retry = retry or self.retries.failed(cluster.id, error.message)
             # while deleting, a failed port or host release holds the finalizer like any leftover
             pending_ports = (f"node ports and hosts: {error.message}",) if is_deleting(cluster) else ()
         if is_deleting(cluster):
@@ -262,8 +270,8 @@ class ClusterReconciler(ObjectReconciler):
         next_change = until(observation.next_change_at, self.store.clock.now())
         if retry is not None:  # the retry comes no later than a stall timer or a provider change
             raise TransientError(str(retry), delay=earliest_requeue(retry.delay, requeue_after, next_change))
-        self.retries.succeeded(cluster.id)  # type: ignore[attr-defined]
-        self.host_retries.succeeded(cluster.id)  # type: ignore[attr-defined]
+        self.retries.succeeded(cluster.id)
+        self.host_retries.succeeded(cluster.id)
         if written is None:
             return Result()
         resync = until_slot(key.id, self.store.clock.now(), self.context.resync)
@@ -277,8 +285,8 @@ class ClusterReconciler(ObjectReconciler):
         last observation missed something they create, and at least every ``REAPPLY``: a burst of
         changes to a settled cluster costs observations, not re-applies."""
         cluster = snapshot.cluster
-        spec = cluster.spec  # type: ignore[attr-defined]
-        cluster_id: str = cluster.id  # type: ignore[attr-defined]
+        spec = cluster.spec
+        cluster_id = cluster.id
         vips = snapshot.held.vips
         if vips is None:
             raise TerminalProviderError("VIPsMissing", "the cluster's API and ingress VIPs are not reserved")
@@ -295,7 +303,7 @@ class ClusterReconciler(ObjectReconciler):
             api_vip=vips[0],
             ingress_vip=vips[1],
             subnet_segment=spec.network_attachment.subnet,
-            labels={"osac.openshift.io/cluster-uuid": cluster_id, "osac.openshift.io/tenant": cluster.metadata.tenant},  # type: ignore[attr-defined]
+            labels={"osac.openshift.io/cluster-uuid": cluster_id, "osac.openshift.io/tenant": cluster.metadata.tenant},
         )
         pools = tuple(
             (key, NodePoolSpec(
@@ -322,22 +330,22 @@ class ClusterReconciler(ObjectReconciler):
                 await self.provider.delete_node_pool(cluster_id, key)
         self._applied[cluster_id] = _Applied(hosted, pools, now)
 
-    async def _bare_metal_node_sets(self, tx: Tx, spec: Message) -> dict[str, NodeSetHosts]:
+    async def _bare_metal_node_sets(self, tx: Tx, spec: ClusterSpec) -> dict[str, NodeSetHosts]:
         """The node sets whose host type is bare metal, with what they ask of the inventory."""
         wanted: dict[str, NodeSetHosts] = {}
-        for key, node_set in spec.node_sets.items():  # type: ignore[attr-defined]
+        for key, node_set in spec.node_sets.items():
             host_type = await self._host_type(tx, node_set.host_type)
             if host_type is not None and is_bare_metal(host_type):
-                wanted[key] = NodeSetHosts(host_type.metadata.name, node_set.size)  # type: ignore[attr-defined]
+                wanted[key] = NodeSetHosts(host_type.metadata.name, node_set.size)
         return wanted
 
-    async def _select_hosts(self, cluster: Message, wanted: dict[str, NodeSetHosts]) -> Mapping[str, tuple[str, ...]]:
+    async def _select_hosts(self, cluster: Cluster, wanted: dict[str, NodeSetHosts]) -> Mapping[str, tuple[str, ...]]:
         """The host of each ordinal of the bare-metal node sets, claimed all at once.
 
         :raises HostShortage: too few free hosts; nothing was claimed.
         :raises TerminalProviderError: bare-metal node sets in a deployment without an inventory.
         """
-        cluster_id: str = cluster.id  # type: ignore[attr-defined]
+        cluster_id = cluster.id
         if self.hosts is None:
             if wanted:
                 key = sorted(wanted)[0]
@@ -357,7 +365,7 @@ class ClusterReconciler(ObjectReconciler):
             await self._host_event(cluster, lifecycle.NORMAL, "AgentsSelected", selection.selected_message)
         return selection.hosts
 
-    async def _release_hosts(self, cluster: Message, observation: ClusterObservation) -> None:
+    async def _release_hosts(self, cluster: Cluster, observation: ClusterObservation) -> None:
         """Return hosts to the inventory: those no node set needs any more once no node runs on
         them, and all of them once a deleting cluster has no NodePool and no node left. That is
         before the teardown can complete (it needs no NodePool either): a HostedCluster that
@@ -366,50 +374,50 @@ class ClusterReconciler(ObjectReconciler):
         repeats the release on the next pass)."""
         if self.hosts is None or not observation.readable:
             return
-        cluster_id: str = cluster.id  # type: ignore[attr-defined]
+        cluster_id = cluster.id
         if is_deleting(cluster):
             if not observation.node_pools and not observation.nodes:
                 await self.hosts.release_all(cluster_id)
             return
         await self.hosts.release_unused(cluster_id, {n.host_name for n in observation.nodes if n.host_name})
 
-    async def _host_event(self, cluster: Message, event_type: int, reason: str, message: str) -> None:
+    async def _host_event(self, cluster: Cluster, event_type: int, reason: str, message: str) -> None:
         """Record a host-selection event; a Warning repeating the last one is not recorded again."""
         async with self.store.write() as tx:
-            stored = await self.load(tx, cluster.id)  # type: ignore[attr-defined]
+            stored = await self.load(tx, cluster.id)
             if stored is None:
                 return
-            if event_type == lifecycle.WARNING and await _last_host_event(tx, stored.id) == (reason, message):  # type: ignore[attr-defined]
+            if event_type == lifecycle.WARNING and await _last_host_event(tx, cluster.id) == (reason, message):
                 return
             await lifecycle.record(tx, self.descriptor, stored, event_type, reason, message)
 
-    def _check_applied(self, cluster: Message, observation: ClusterObservation) -> None:
+    def _check_applied(self, cluster: Cluster, observation: ClusterObservation) -> None:
         """Forget the last apply when the observation lacks what it created or still shows a
         removed node set, so the next pass applies again."""
-        cluster_id: str = cluster.id  # type: ignore[attr-defined]
+        cluster_id = cluster.id
         if cluster_id not in self._applied or not observation.readable:
             return
-        if observation.hosted_cluster is None or observed_keys(observation) != set(cluster.spec.node_sets):  # type: ignore[attr-defined]
+        if observation.hosted_cluster is None or observed_keys(observation) != set(cluster.spec.node_sets):
             del self._applied[cluster_id]
 
     # -- teardown -------------------------------------------------------------------------------
 
     async def _teardown(
-        self, cluster: Message, failure: derivation.TerminalFailure | None, now: datetime
+        self, cluster: Cluster, failure: derivation.TerminalFailure | None, now: datetime
     ) -> tuple[tuple[str, ...], derivation.TerminalFailure | None, bool]:
         """Auto-provisioned children first, then the hosted cluster (networking.md §10.1).
         Returns what is still open, the failure to record, and whether the auto-provisioned
         children are all gone."""
-        if cluster.status.state == self._state("DELETE_FAILED") and failure is not None:  # type: ignore[attr-defined]
+        if cluster.status.state == self._state("DELETE_FAILED") and failure is not None:
             return (), failure, False  # waits for Delete again or Signal
-        cleanup = await clean_auto_provisioned(self.services, cluster.id)  # type: ignore[attr-defined]
-        self.children.wait(cluster.id, cleanup.children)  # type: ignore[attr-defined]
+        cleanup = await clean_auto_provisioned(self.services, cluster.id)
+        self.children.wait(cluster.id, cleanup.children)
         if cleanup.failed:
             return cleanup.pending, derivation.TerminalFailure(
                 phase="teardown", reason="CleanupFailed", message=cleanup.failure_message(), at=now), False
         if not cleanup.done:
             return cleanup.pending, failure, False
-        await self.provider.delete_hosted_cluster(cluster.id)  # type: ignore[attr-defined]
+        await self.provider.delete_hosted_cluster(cluster.id)
         return (), failure, True
 
     # -- node ports -----------------------------------------------------------------------------
@@ -420,8 +428,8 @@ class ClusterReconciler(ObjectReconciler):
         if not observation.readable:
             return ()
         cluster = snapshot.cluster
-        cluster_id: str = cluster.id  # type: ignore[attr-defined]
-        spec = cluster.spec  # type: ignore[attr-defined]
+        cluster_id = cluster.id
+        spec = cluster.spec
         subnet_id = spec.network_attachment.subnet
         nodes: dict[tuple[str, str], NodeAssignment] = {}  # port (host, interface) -> node
         for node in observation.nodes:
@@ -435,7 +443,8 @@ class ClusterReconciler(ObjectReconciler):
             return ()  # every node's port attached as specified by an earlier pass, none to return: no reads
         async with self.store.read() as tx:
             subnet = await topology.get(tx, "subnet", subnet_id)
-            fabric = await topology.fabric_for_vn(tx, self.context.networking.managers, subnet.spec.virtual_network if subnet is not None else "")  # type: ignore[attr-defined]
+            vn_id = as_kind(subnet, Subnet).spec.virtual_network if subnet is not None else ""
+            fabric = await topology.fabric_for_vn(tx, self.context.networking.managers, vn_id)
             addresses = {key: snapshot.held.nodes(key) for key in spec.node_sets}
             for port, node in nodes.items():
                 address = addresses.get(node.node_set_key, {}).get(node.ordinal)
@@ -476,13 +485,13 @@ class ClusterReconciler(ObjectReconciler):
         A failure this pass met is recorded only if the object did not change meanwhile: a
         Delete again or Signal that cleared an earlier failure must not be undone by a provider
         call that was made before it (the next pass looks again)."""
-        cluster_id: str = snapshot.cluster.id  # type: ignore[attr-defined]
-        started: int = snapshot.cluster.metadata.version  # type: ignore[attr-defined]
+        cluster_id = snapshot.cluster.id
+        started = snapshot.cluster.metadata.version
 
         def derive(current: _Snapshot | None) -> _Derived | None:
             if current is None:
                 return None
-            fresh = failure if current.cluster.metadata.version == started else None  # type: ignore[attr-defined]
+            fresh = failure if current.cluster.metadata.version == started else None
             derived = self._derive(current, observation, fresh, cleanup_pending, auto_cleaned)
             return replace(derived, requeue_after=timedelta(0)) if fresh is not failure else derived
 
@@ -512,7 +521,7 @@ class ClusterReconciler(ObjectReconciler):
         context = derivation.ClusterContext(
             node_sets={
                 key: derivation.NodeSetSpec(host_type=ns.host_type, size=ns.size, fabric_interface=ns.fabric_interface)
-                for key, ns in stored.spec.node_sets.items()  # type: ignore[attr-defined]
+                for key, ns in stored.spec.node_sets.items()
             },
             observation_readable=observation.readable,
             observation_error=observation.error,
@@ -524,7 +533,7 @@ class ClusterReconciler(ObjectReconciler):
         result = derivation.derive_cluster_status(
             observation.hosted_cluster,
             observation.node_pools,
-            derivation.view_from_status(stored.status),  # type: ignore[attr-defined]
+            derivation.view_from_status(stored.status),
             now,
             snapshot.thresholds,
             context,
@@ -534,11 +543,11 @@ class ClusterReconciler(ObjectReconciler):
         running = frozenset((node.node_set_key, node.ordinal) for node in observation.nodes)
         releases_nodes = (observation.readable and not is_deleting(stored)
                           and bool(cluster_addresses.surplus_node_sets(stored, running, snapshot.held)))
-        desired = copy(stored)
-        derivation.apply_view_to_status(result.status, desired.status)  # type: ignore[attr-defined]
+        desired = as_kind(copy(stored), Cluster)
+        derivation.apply_view_to_status(result.status, desired.status)
         if auto_cleaned:
             remove_finalizer(desired, AUTO_CLEANUP_FINALIZER)
-        if result.teardown_complete and stored.status.state == self._state("DELETING"):  # type: ignore[attr-defined]
+        if result.teardown_complete and stored.status.state == self._state("DELETING"):
             remove_finalizer(desired)  # DELETING was published before: now DELETED (cluster-status.md §18)
         return _Derived(stored, desired, tuple(result.events), result.requeue_after,
                         running if releases_nodes else None, snapshot.held, now)
@@ -549,14 +558,14 @@ class ClusterReconciler(ObjectReconciler):
         assert derived is not None  # an archived cluster is ``_unchanged``
         stored = derived.stored
         if derived.releases_nodes is not None:
-            self._held.pop(stored.id, None)  # type: ignore[attr-defined]
+            self._held.pop(stored.id, None)
             await cluster_addresses.release_surplus_nodes(tx, stored, derived.releases_nodes, derived.held)
-        written = await record_status(self, tx, derived.desired, stored, derived.events)
+        written = as_kind(await record_status(self, tx, derived.desired, stored, derived.events), Cluster)
         if written is not stored:
             metrics.observe_transition(stored, written, derived.now)
             if derived.releases_nodes is None:  # the written version holds what the stored one held
-                cluster_id: str = written.id  # type: ignore[attr-defined]
-                version: int = written.metadata.version  # type: ignore[attr-defined]
+                cluster_id = written.id
+                version = written.metadata.version
                 held = derived.held
                 tx.after_commit(lambda: self._held.__setitem__(cluster_id, (version, held)))
         return written, derived.requeue_after, written is not stored
@@ -565,12 +574,13 @@ class ClusterReconciler(ObjectReconciler):
 
     async def _read(self, tx: Tx, cluster_id: str) -> _Snapshot | None:
         """What one pass reads of the store, in one transaction (None: the cluster is archived)."""
-        cluster = await self.load(tx, cluster_id)
-        if cluster is None:
+        loaded = await self.load(tx, cluster_id)
+        if loaded is None:
             return None
-        spec = cluster.spec  # type: ignore[attr-defined]
+        cluster = as_kind(loaded, Cluster)
+        spec = cluster.spec
         host_types = [node_set.host_type for node_set in spec.node_sets.values()]
-        version: int = cluster.metadata.version  # type: ignore[attr-defined]
+        version = cluster.metadata.version
         kept = self._held.get(cluster_id)
         if kept is not None and kept[0] == version:
             held = kept[1]
@@ -597,11 +607,11 @@ class ClusterReconciler(ObjectReconciler):
                 host_type = await self._host_type(tx, host_type_id)
                 if host_type is None:
                     continue
-                name = self._host_type_names[host_type_id] = host_type.metadata.name  # type: ignore[attr-defined]
+                name = self._host_type_names[host_type_id] = host_type.metadata.name
             names[host_type_id] = name
         return thresholds.with_host_type_ids(names)
 
-    def _failure_of(self, cluster: Message) -> derivation.TerminalFailure | None:
+    def _failure_of(self, cluster: Cluster) -> derivation.TerminalFailure | None:
         """The failure the stored status records, fed back as it was written (the message already
         carries the provider's reason), so re-deriving keeps it unchanged."""
         recorded = recorded_failure(cluster)

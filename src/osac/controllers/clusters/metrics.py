@@ -17,6 +17,7 @@ from datetime import UTC, datetime, timedelta
 from google.protobuf.message import Message
 from prometheus_client import Counter, Gauge, Histogram
 
+from osac.api.private.v1.cluster_type_pb2 import Cluster, ClusterStatus
 from osac.services.clusters.transition_metrics import (
     PROGRESSING,
     STAGE_DURATION,
@@ -27,6 +28,7 @@ from osac.services.clusters.transition_metrics import (
     reason_of,
     state_name,
 )
+from osac.services.core.shape import as_kind
 
 __all__ = ["STAGE_DURATION", "STALLS", "STATE_TRANSITIONS", "observe_transition", "refresh_cluster_gauges", "state_name"]
 
@@ -76,8 +78,8 @@ def _condition_type_name(number: int) -> str:
         return str(number)
 
 
-def _is_true(status: Message, condition_type: int) -> bool:
-    return any(c.type == condition_type and c.status == 1 for c in status.conditions)  # type: ignore[attr-defined]
+def _is_true(status: ClusterStatus, condition_type: int) -> bool:
+    return any(c.type == condition_type and c.status == 1 for c in status.conditions)
 
 
 def refresh_cluster_gauges(clusters: Iterable[Message], now: datetime) -> None:
@@ -88,8 +90,8 @@ def refresh_cluster_gauges(clusters: Iterable[Message], now: datetime) -> None:
     unknown: Tally[str] = Tally()
     stalled_info: list[tuple[str, str, str, str]] = []
     ages: list[tuple[str, str, str, float]] = []
-    for cluster in clusters:
-        status, tenant = cluster.status, cluster.metadata.tenant  # type: ignore[attr-defined]
+    for cluster in (as_kind(c, Cluster) for c in clusters):
+        status, tenant = cluster.status, cluster.metadata.tenant
         stage = status.stage or "none"
         by_state[(state_name(status.state), stage, tenant)] += 1
         for entry in status.conditions:
@@ -97,12 +99,12 @@ def refresh_cluster_gauges(clusters: Iterable[Message], now: datetime) -> None:
         reason = reason_of(status, PROGRESSING)
         if reason == STALLED_REASON:
             stalled[(stage, tenant)] += 1
-            stalled_info.append((cluster.id, cluster.metadata.name, tenant, stage))  # type: ignore[attr-defined]
+            stalled_info.append((cluster.id, cluster.metadata.name, tenant, stage))
         elif reason == UNKNOWN_REASON:
             unknown[tenant] += 1
         if _is_true(status, PROGRESSING) and status.stage and status.HasField("stage_entered_at"):
             age = (now - status.stage_entered_at.ToDatetime(tzinfo=UTC)).total_seconds()
-            ages.append((cluster.id, tenant, status.stage, max(0.0, age)))  # type: ignore[attr-defined]
+            ages.append((cluster.id, tenant, status.stage, max(0.0, age)))
     for gauge in (CLUSTERS, CONDITIONS, STALLED, STALLED_INFO, STAGE_UNKNOWN, STAGE_AGE):
         gauge.clear()
     for (state, stage, tenant), count in by_state.items():

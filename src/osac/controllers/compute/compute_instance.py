@@ -44,8 +44,7 @@ import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from google.protobuf.message import Message
-
+from osac.api.private.v1.compute_instance_type_pb2 import ComputeInstance
 from osac.controllers.clusters import metrics as cluster_metrics
 from osac.controllers.compute import inputs
 from osac.controllers.compute import spec as compute_spec
@@ -77,6 +76,7 @@ from osac.controllers.workloads.passes import (
 from osac.providers.compute import RUN_ALWAYS, ComputeProvider, VirtualMachineObservation
 from osac.providers.interfaces import NetworkAttachmentSpec, TerminalProviderError, TransientProviderError
 from osac.services.core.catalog import Services
+from osac.services.core.shape import as_kind
 from osac.services.workloads import addresses
 from osac.services.workloads.network_attachments import AUTO_CLEANUP_FINALIZER
 from osac.status.compute import derivation
@@ -138,11 +138,11 @@ class WriteResult:
     not follow before), and what the metrics observe once the write committed (``replaced`` is
     the stored object the write changed, None when nothing changed)."""
 
-    instance: Message | None
+    instance: ComputeInstance | None
     requeue_after: timedelta | None = None
     is_following: bool = False
     looks_again: bool = False
-    replaced: Message | None = None
+    replaced: ComputeInstance | None = None
     is_first_running: bool = False
     at: datetime | None = None
 
@@ -152,8 +152,8 @@ class _Derived:
     """What one derivation decided: the status to write over ``stored`` (None once archived),
     its events, whether the addresses go with the last finalizer, and the hints of the result."""
 
-    stored: Message | None
-    updated: Message | None = None
+    stored: ComputeInstance | None
+    updated: ComputeInstance | None = None
     events: tuple[LifecycleEventView, ...] = ()
     releases_addresses: bool = False
     requeue_after: timedelta | None = None
@@ -201,10 +201,11 @@ class ComputeInstanceReconciler(ObjectReconciler):
 
     async def reconcile(self, key: ObjectKey) -> Result:
         async with self.store.read(snapshot=False) as tx:
-            instance = await self.load(tx, key.id)
-        if instance is None:
+            loaded = await self.load(tx, key.id)
+        if loaded is None:
             self._forget(key.id)
             return Result()
+        instance = as_kind(loaded, ComputeInstance)
         if is_deleting(instance):
             outcome = await self._tear_down(instance)
         else:
@@ -224,12 +225,12 @@ class ComputeInstanceReconciler(ObjectReconciler):
 
     # -- provisioning -----------------------------------------------------------------------------
 
-    async def _provision(self, instance: Message) -> PassOutcome | None:
-        instance_id: str = instance.id  # type: ignore[attr-defined]
+    async def _provision(self, instance: ComputeInstance) -> PassOutcome | None:
+        instance_id = instance.id
         async with self.store.read(snapshot=False) as tx:
-            tenant = await read_owning_tenant(tx, instance.metadata.tenant)  # type: ignore[attr-defined]
-        previous = view_from_status(instance.status)  # type: ignore[attr-defined]
-        has_finalizer = CONTROLLER_FINALIZER in instance.metadata.finalizers  # type: ignore[attr-defined]
+            tenant = await read_owning_tenant(tx, instance.metadata.tenant)
+        previous = view_from_status(instance.status)
+        has_finalizer = CONTROLLER_FINALIZER in instance.metadata.finalizers
         if derivation.recorded_failure_message(previous) is not None or not tenant.readiness.ready:
             # Latched failure, or a tenant not READY: nothing new is asked of the provider; what
             # exists already is still observed.
@@ -238,11 +239,11 @@ class ComputeInstanceReconciler(ObjectReconciler):
                 outcome.tenant = tenant
             return outcome
         held = instance
-        if CONTROLLER_FINALIZER not in instance.metadata.finalizers:  # type: ignore[attr-defined]
+        if CONTROLLER_FINALIZER not in instance.metadata.finalizers:
             written = await ensure_controller_finalizer(self, instance_id)
             if written is None or is_deleting(written):
                 return None
-            held = written
+            held = as_kind(written, ComputeInstance)
         outcome = PassOutcome()
         try:
             await self._drive(held, previous, outcome)
@@ -256,10 +257,10 @@ class ComputeInstanceReconciler(ObjectReconciler):
             outcome.observation = await self._observe(instance_id)
         return outcome
 
-    async def _drive(self, instance: Message, previous: derivation.ComputeInstanceStatusView,
+    async def _drive(self, instance: ComputeInstance, previous: derivation.ComputeInstanceStatusView,
                      outcome: PassOutcome) -> None:
         """Ports, VM, run strategy, restart: each compared with what exists before it is asked for."""
-        instance_id: str = instance.id  # type: ignore[attr-defined]
+        instance_id = instance.id
         async with self.store.read() as tx:
             desired = await compute_spec.desired_machine(tx, instance)
             if desired.problem:
@@ -309,15 +310,15 @@ class ComputeInstanceReconciler(ObjectReconciler):
 
     # -- teardown -------------------------------------------------------------------------------
 
-    async def _tear_down(self, instance: Message) -> PassOutcome:
+    async def _tear_down(self, instance: ComputeInstance) -> PassOutcome:
         step = await self.teardown.advance(instance)
         outcome = PassOutcome(observation=step.observation, teardown=step, retry=step.retry)
         if step.has_given_up and step.observation is None:
             outcome.readable = False  # nothing was looked at: keep what the status shows
-        elif step.observation is None and CONTROLLER_FINALIZER in instance.metadata.finalizers:  # type: ignore[attr-defined]
-            outcome.observation = await self._observe(instance.id)  # type: ignore[attr-defined]
+        elif step.observation is None and CONTROLLER_FINALIZER in instance.metadata.finalizers:
+            outcome.observation = await self._observe(instance.id)
         if step.is_complete or step.has_given_up:
-            self._forget_ports(instance.id)  # type: ignore[attr-defined]
+            self._forget_ports(instance.id)
         return outcome
 
     # -- status ---------------------------------------------------------------------------------
@@ -343,14 +344,15 @@ class ComputeInstanceReconciler(ObjectReconciler):
         return result
 
     async def _derive(self, tx: Tx, instance_id: str, outcome: PassOutcome) -> _Derived:
-        stored = await self.load(tx, instance_id)
-        if stored is None:
+        loaded = await self.load(tx, instance_id)
+        if loaded is None:
             return _Derived(None)
+        stored = as_kind(loaded, ComputeInstance)
         now = tx.clock.now()
-        previous = view_from_status(stored.status)  # type: ignore[attr-defined]
+        previous = view_from_status(stored.status)
         desired = await compute_spec.desired_machine(tx, stored)
         external = await inputs.external_address(tx, instance_id)
-        tenant = await read_owning_tenant(tx, stored.metadata.tenant)  # type: ignore[attr-defined]
+        tenant = await read_owning_tenant(tx, stored.metadata.tenant)
         observation = outcome.observation
         step = outcome.teardown or TeardownStep()
         context = derivation.ComputeContext(
@@ -383,8 +385,8 @@ class ComputeInstanceReconciler(ObjectReconciler):
             now,
             context,
         )
-        updated = copy(stored)
-        apply_view_to_status(result.status, updated.status)  # type: ignore[attr-defined]
+        updated = as_kind(copy(stored), ComputeInstance)
+        apply_view_to_status(result.status, updated.status)
         if step.is_auto_cleaned:
             remove_finalizer(updated, AUTO_CLEANUP_FINALIZER)
         if step.is_complete:
@@ -401,17 +403,20 @@ class ComputeInstanceReconciler(ObjectReconciler):
         assert derived.stored is not None and derived.updated is not None
         if derived.releases_addresses:
             await addresses.release_attachment_addresses(tx, KIND, instance_id)
-        written = await record_status(self, tx, derived.updated, derived.stored, derived.events)
+        recorded = await record_status(self, tx, derived.updated, derived.stored, derived.events)
+        written = as_kind(recorded, ComputeInstance)
         return WriteResult(written, derived.requeue_after, derived.is_following, derived.looks_again,
                            replaced=derived.stored if written is not derived.stored else None,
                            is_first_running=derived.is_first_running, at=derived.at)
 
-    def _observe_change(self, before: Message, after: Message, now: datetime, is_first_running: bool) -> None:
+    def _observe_change(
+        self, before: ComputeInstance, after: ComputeInstance, now: datetime, is_first_running: bool
+    ) -> None:
         """Metrics of one committed status change."""
         if is_first_running:
-            created = after.metadata.creation_timestamp.ToDatetime(tzinfo=UTC)  # type: ignore[attr-defined]
+            created = after.metadata.creation_timestamp.ToDatetime(tzinfo=UTC)
             workload_metrics.COMPUTE_PROVISIONING_DURATION.observe(max(0.0, (now - created).total_seconds()))
-        if after.status.state == DELETE_FAILED and before.status.state != DELETE_FAILED:  # type: ignore[attr-defined]
+        if after.status.state == DELETE_FAILED and before.status.state != DELETE_FAILED:
             CLEANUP_FAILURES.labels(KIND).inc()
 
     def _requeue(self, stored: WriteResult, outcome: PassOutcome) -> timedelta | None:
@@ -453,7 +458,7 @@ class ComputeInstanceReconciler(ObjectReconciler):
         self.teardown.forget(instance_id)
 
 
-def _awaited(stored: Message, outcome: PassOutcome, tenant: OwningTenant, external: inputs.ExternalAddress,
+def _awaited(stored: ComputeInstance, outcome: PassOutcome, tenant: OwningTenant, external: inputs.ExternalAddress,
              address: str) -> tuple[Awaited, ...]:
     """What the instance waits for after this pass: the tenant while either of the pass's reads
     found it not READY, the pending attachments once the instance has an ``address`` to be
@@ -466,8 +471,8 @@ def _awaited(stored: Message, outcome: PassOutcome, tenant: OwningTenant, extern
     return (*held_back, *tenant.awaited, *(("external_ip_attachment", a) for a in attachments))
 
 
-def restart_requested_at(instance: Message) -> datetime | None:
-    spec = instance.spec  # type: ignore[attr-defined]
+def restart_requested_at(instance: ComputeInstance) -> datetime | None:
+    spec = instance.spec
     return spec.restart_requested_at.ToDatetime(tzinfo=UTC) if spec.HasField("restart_requested_at") else None
 
 

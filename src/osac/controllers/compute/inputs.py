@@ -17,10 +17,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from osac.api.private.v1.external_ip_attachment_type_pb2 import ExternalIPAttachment
+from osac.api.private.v1.external_ip_type_pb2 import ExternalIP
 from osac.controllers.networking import topology
 from osac.controllers.networking.external_ip_attachment import TARGET_DELETED
 from osac.model import registry
 from osac.services.core.references import field_equals
+from osac.services.core.shape import as_kind
 from osac.store.objects import Tx
 
 
@@ -39,17 +42,18 @@ async def external_address(tx: Tx, instance_id: str) -> ExternalAddress:
     several are READY), and the live attachments targeting it that are not READY yet."""
     kind = registry.get("external_ip_attachment")
     ready_state = kind.state_value("READY")
-    attachments = await tx.find(kind, field_equals(tx, kind, "spec.compute_instance", instance_id))
+    found = await tx.find(kind, field_equals(tx, kind, "spec.compute_instance", instance_id))
+    attachments = [as_kind(attachment, ExternalIPAttachment) for attachment in found]
     address = source = ""
     pending: list[str] = []
-    for attachment in sorted(attachments, key=lambda a: a.id):  # type: ignore[attr-defined]
-        if attachment.metadata.HasField("deletion_timestamp"):  # type: ignore[attr-defined]
+    for attachment in sorted(attachments, key=lambda a: a.id):
+        if attachment.metadata.HasField("deletion_timestamp"):
             continue
-        if attachment.status.state != ready_state:  # type: ignore[attr-defined]
-            if attachment.status.reason != TARGET_DELETED:  # type: ignore[attr-defined]
-                pending.append(attachment.id)  # type: ignore[attr-defined]
+        if attachment.status.state != ready_state:
+            if attachment.status.reason != TARGET_DELETED:
+                pending.append(attachment.id)
             continue
-        eip = await topology.get(tx, "external_ip", attachment.spec.external_ip)  # type: ignore[attr-defined]
+        eip = await topology.get(tx, "external_ip", attachment.spec.external_ip)
         if eip is not None and not address:
-            address, source = str(eip.status.address), attachment.id  # type: ignore[attr-defined]
+            address, source = str(as_kind(eip, ExternalIP).status.address), attachment.id
     return ExternalAddress(address, source, tuple(pending))

@@ -24,11 +24,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from google.protobuf.message import Message
-
+from osac.api.private.v1.compute_instance_type_pb2 import ComputeInstance
+from osac.api.private.v1.instance_type_type_pb2 import InstanceType
+from osac.api.private.v1.subnet_type_pb2 import Subnet
 from osac.controllers.networking import topology
 from osac.providers.compute import RUN_ALWAYS, RUN_HALTED, VirtualMachineInterface, VirtualMachineSpec
 from osac.providers.interfaces import NetworkAttachmentSpec
+from osac.services.core.shape import as_kind
 from osac.services.workloads import addresses as workload_addresses
 from osac.status.compute.derivation import ComputeAttachment, interface_name
 from osac.store.objects import Tx
@@ -77,25 +79,25 @@ def port_mac(instance_id: str, index: int) -> str:
     return ":".join(f"{byte:02x}" for byte in (0x02, *digest[:5]))
 
 
-def requested_run_strategy(instance: Message) -> str:
+def requested_run_strategy(instance: ComputeInstance) -> str:
     """``spec.run_strategy`` as the provider spells it; empty means Always."""
-    value = str(instance.spec.run_strategy)  # type: ignore[attr-defined]
+    value = str(instance.spec.run_strategy)
     return RUN_HALTED if value.lower() == RUN_HALTED.lower() else RUN_ALWAYS
 
 
-def boot_disk_gib(instance: Message) -> int:
-    size = int(instance.spec.boot_disk.size_gib)  # type: ignore[attr-defined]
+def boot_disk_gib(instance: ComputeInstance) -> int:
+    size = int(instance.spec.boot_disk.size_gib)
     return size if size > 0 else DEFAULT_BOOT_DISK_GIB
 
 
-def additional_disk_count(instance: Message) -> int:
-    return len(instance.spec.additional_disks)  # type: ignore[attr-defined]
+def additional_disk_count(instance: ComputeInstance) -> int:
+    return len(instance.spec.additional_disks)
 
 
-async def desired_machine(tx: Tx, instance: Message) -> DesiredMachine:
+async def desired_machine(tx: Tx, instance: ComputeInstance) -> DesiredMachine:
     """Read what the VM and its ports should be (``tx`` may be a read or the status write)."""
-    spec: Any = instance.spec  # type: ignore[attr-defined]
-    instance_id: str = instance.id  # type: ignore[attr-defined]
+    spec = instance.spec
+    instance_id = instance.id
     problems: list[str] = []
     instance_type = await topology.get(tx, "instance_type", spec.instance_type)
     if instance_type is None:
@@ -123,7 +125,7 @@ async def desired_machine(tx: Tx, instance: Message) -> DesiredMachine:
             security_group_ids=tuple(item.security_groups),
             target_kind=KIND,
         ))
-    type_spec: Any = instance_type.spec if instance_type is not None else None  # type: ignore[attr-defined]
+    type_spec = as_kind(instance_type, InstanceType).spec if instance_type is not None else None
     machine = VirtualMachineSpec(
         cores=int(type_spec.cores) if type_spec is not None else 0,
         memory_gib=int(type_spec.memory_gib) if type_spec is not None else 0,
@@ -139,7 +141,7 @@ async def desired_machine(tx: Tx, instance: Message) -> DesiredMachine:
     digest = spec_hash(machine, ports)
     machine = replace(machine, labels={
         INSTANCE_LABEL: instance_id,
-        TENANT_LABEL: instance.metadata.tenant,  # type: ignore[attr-defined]
+        TENANT_LABEL: instance.metadata.tenant,
         SPEC_HASH_LABEL: digest,
     })
     subnet = await topology.get(tx, "subnet", items[0].subnet) if items else None
@@ -148,7 +150,7 @@ async def desired_machine(tx: Tx, instance: Message) -> DesiredMachine:
         ports=tuple(ports),
         attachments=tuple(attachments),
         spec_hash=digest,
-        virtual_network=str(subnet.spec.virtual_network) if subnet is not None else "",  # type: ignore[attr-defined]
+        virtual_network=str(as_kind(subnet, Subnet).spec.virtual_network) if subnet is not None else "",
         problem="; ".join(problems),
     )
 

@@ -25,8 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from google.protobuf.message import Message
-
+from osac.api.private.v1.compute_instance_type_pb2 import ComputeInstance
 from osac.controllers.compute import spec as compute_spec
 from osac.controllers.networking import topology
 from osac.controllers.networking.provisioning import NetworkingContext
@@ -83,17 +82,17 @@ class ComputeTeardown:
         self.networking = networking
         self._attempts: dict[tuple[str, str], int] = {}
 
-    async def advance(self, instance: Message) -> TeardownStep:
+    async def advance(self, instance: ComputeInstance) -> TeardownStep:
         """Do the next teardown work for a deleting instance."""
-        instance_id: str = instance.id  # type: ignore[attr-defined]
-        if instance.status.state == DELETE_FAILED:  # type: ignore[attr-defined]
+        instance_id = instance.id
+        if instance.status.state == DELETE_FAILED:
             return TeardownStep(has_given_up=True)
         cleanup = await clean_auto_provisioned(self.services, instance_id)
         if cleanup.failed:
             return self._give_up(instance_id, cleanup.failed)
         if not cleanup.done:
             return TeardownStep(awaited=cleanup.children, leftovers=cleanup.pending)
-        if CONTROLLER_FINALIZER not in instance.metadata.finalizers:  # type: ignore[attr-defined]
+        if CONTROLLER_FINALIZER not in instance.metadata.finalizers:
             return TeardownStep(is_auto_cleaned=True, is_complete=True)  # nothing was ever provisioned
         machine = f"VirtualMachine '{instance_id}'"
         try:

@@ -5,11 +5,24 @@ and the target address is known, re-programs when the target address changes, an
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import timedelta
 from functools import partial
 
 from google.protobuf.message import Message
 
+from osac.api.private.v1.bare_metal_instance_type_pb2 import (
+    BareMetalInstance,
+    BareMetalNetworkAttachmentStatus,
+)
+from osac.api.private.v1.cluster_type_pb2 import Cluster
+from osac.api.private.v1.compute_instance_type_pb2 import ComputeInstance, ComputeNetworkAttachmentStatus
+from osac.api.private.v1.external_ip_attachment_type_pb2 import (
+    EXTERNAL_IP_ATTACHMENT_STATE_PENDING,
+    ExternalIPAttachment,
+)
+from osac.api.private.v1.external_ip_type_pb2 import ExternalIP
+from osac.api.private.v1.subnet_type_pb2 import Subnet
 from osac.controllers.networking import topology
 from osac.controllers.networking.consumers import set_attached
 from osac.controllers.networking.metrics import AUTO_EXTERNAL_IP_SECONDS
@@ -20,6 +33,7 @@ from osac.controllers.runtime.waiters import Awaited
 from osac.model import registry
 from osac.model.labels import AUTO_LABEL
 from osac.services.core.catalog import Services
+from osac.services.core.shape import as_kind
 from osac.store import lifecycle
 from osac.store.objects import Tx, object_label
 
@@ -35,17 +49,17 @@ TARGETS = (("compute_instance", "compute_instance"), ("cluster", "cluster"),
            ("baremetal_instance", "bare_metal_instance"))
 
 
-def target_of(obj: Message) -> tuple[str, str]:
+def target_of(obj: ExternalIPAttachment) -> tuple[str, str]:
     """(kind name, id) of the attachment's target."""
-    spec = obj.spec  # type: ignore[attr-defined]
+    spec = obj.spec
     for field, kind_name in TARGETS:
         if getattr(spec, field):
             return kind_name, getattr(spec, field)
     return "", ""
 
 
-def _primary(statuses: object) -> str:
-    entries = list(statuses)  # type: ignore[call-overload]
+def _primary(statuses: Iterable[ComputeNetworkAttachmentStatus | BareMetalNetworkAttachmentStatus]) -> str:
+    entries = list(statuses)
     for entry in entries:
         if entry.primary:
             return str(entry.ip_address)
@@ -55,39 +69,40 @@ def _primary(statuses: object) -> str:
 def target_address(kind_name: str, target: Message, endpoint: int) -> str:
     """The internal DNAT target: the primary interface address of a VM or server, the API or
     ingress endpoint of a cluster; empty while unknown."""
-    status = target.status  # type: ignore[attr-defined]
     if kind_name == "compute_instance":
+        status = as_kind(target, ComputeInstance).status
         return _primary(status.compute_network_attachment_statuses) or str(status.internal_ip_address)
     if kind_name == "bare_metal_instance":
-        return _primary(status.network_attachment_statuses)
+        return _primary(as_kind(target, BareMetalInstance).status.network_attachment_statuses)
     if kind_name == "cluster":
-        return str(status.api_endpoint if endpoint == API else status.ingress_endpoint)
+        endpoints = as_kind(target, Cluster).status
+        return str(endpoints.api_endpoint if endpoint == API else endpoints.ingress_endpoint)
     return ""
 
 
 async def target_network(tx: Tx, kind_name: str, target: Message) -> str:
     """The VN of the target (through its primary attachment's subnet)."""
-    spec = target.spec  # type: ignore[attr-defined]
     subnet_id = ""
     if kind_name == "compute_instance":
-        attachments = list(spec.compute_network_attachments)
+        attachments = list(as_kind(target, ComputeInstance).spec.compute_network_attachments)
         chosen = next((a for a in attachments if a.primary), attachments[0] if attachments else None)
         subnet_id = chosen.subnet if chosen is not None else ""
     elif kind_name == "bare_metal_instance":
-        attachments = list(spec.network_attachments)
-        chosen = next((a for a in attachments if a.primary), attachments[0] if attachments else None)
-        subnet_id = chosen.subnet if chosen is not None else ""
+        nics = list(as_kind(target, BareMetalInstance).spec.network_attachments)
+        nic = next((a for a in nics if a.primary), nics[0] if nics else None)
+        subnet_id = nic.subnet if nic is not None else ""
     elif kind_name == "cluster":
-        subnet_id = spec.network_attachment.subnet
+        subnet_id = as_kind(target, Cluster).spec.network_attachment.subnet
     subnet = await topology.get(tx, "subnet", subnet_id)
-    return str(subnet.spec.virtual_network) if subnet is not None else ""  # type: ignore[attr-defined]
+    return str(as_kind(subnet, Subnet).spec.virtual_network) if subnet is not None else ""
 
 
-class ExternalIPAttachmentReconciler(ProvisioningReconciler):
+class ExternalIPAttachmentReconciler(ProvisioningReconciler[ExternalIPAttachment]):
     """See the module docstring. Follows what it depends on for as long as it exists: a change
     of its external IP or its target (an address, ALLOCATED, a deletion) queues it
     (``dependents``)."""
     kind = "external_ip_attachment"
+    message_class = ExternalIPAttachment
     #: An attachment's change queues its target (the change feed reads these spec fields): a VM's
     #: status shows its external address, whichever process reconciles the VM.
     references = TARGETS
@@ -98,10 +113,10 @@ class ExternalIPAttachmentReconciler(ProvisioningReconciler):
         #: re-programming, not the activation ``osac_auto_external_ip_provisioning_seconds`` times.
         self._activated: set[str] = set()
 
-    def awaited(self, obj: Message) -> tuple[Awaited, ...]:
-        return (target_of(obj), ("external_ip", obj.spec.external_ip))  # type: ignore[attr-defined]
+    def awaited(self, obj: ExternalIPAttachment) -> tuple[Awaited, ...]:
+        return (target_of(obj), ("external_ip", obj.spec.external_ip))
 
-    def is_following(self, obj: Message) -> bool:
+    def is_following(self, obj: ExternalIPAttachment) -> bool:
         """Not only while provisioning: a READY attachment re-programs when the target's address
         changes, and any attachment is detached when its target goes."""
         return not is_deleting(obj)
@@ -112,7 +127,7 @@ class ExternalIPAttachmentReconciler(ProvisioningReconciler):
             self.follow(key.id, obj)
             if obj is None:
                 self._activated.discard(key.id)
-            elif obj.status.state == self.state("READY"):  # type: ignore[attr-defined]
+            elif obj.status.state == self.state("READY"):
                 self._activated.add(key.id)
             if obj is None or is_deleting(obj):
                 return await super().reconcile(key)
@@ -120,15 +135,15 @@ class ExternalIPAttachmentReconciler(ProvisioningReconciler):
             target = await topology.get(tx, kind_name, target_id)
         if target is None or is_deleting(target):
             return await self._detach(obj, kind_name, target)
-        if obj.status.state == self.state("READY"):  # type: ignore[attr-defined]
-            current = target_address(kind_name, target, obj.spec.target_endpoint)  # type: ignore[attr-defined]
-            if current == obj.status.target_address:  # type: ignore[attr-defined]
+        if obj.status.state == self.state("READY"):
+            current = target_address(kind_name, target, obj.spec.target_endpoint)
+            if current == obj.status.target_address:
                 return Result(requeue_after=RECHECK)
             await self._back_to_pending(obj, f"target address changed to {current or 'nothing'}; re-programming")
         return await super().reconcile(key)
 
-    async def waiting_for(self, tx: Tx, obj: Message) -> str | None:
-        eip_id = obj.spec.external_ip  # type: ignore[attr-defined]
+    async def waiting_for(self, tx: Tx, obj: ExternalIPAttachment) -> str | None:
+        eip_id = obj.spec.external_ip
         waiting = topology.waiting_message("external_ip", await topology.get(tx, "external_ip", eip_id), eip_id, "ALLOCATED")
         if waiting:
             return waiting
@@ -136,71 +151,74 @@ class ExternalIPAttachmentReconciler(ProvisioningReconciler):
         target = await topology.get(tx, kind_name, target_id)
         if target is None:
             return f"waiting for the target '{target_id}'"
-        if not target_address(kind_name, target, obj.spec.target_endpoint):  # type: ignore[attr-defined]
+        if not target_address(kind_name, target, obj.spec.target_endpoint):
             state = topology.state_name(kind_name, target)
             return f"waiting for the address of {object_label(registry.get(kind_name), target)} ({state})"
         return None
 
-    async def apply(self, tx: Tx, obj: Message) -> ProviderCall:
+    async def apply(self, tx: Tx, obj: ExternalIPAttachment) -> ProviderCall:
         kind_name, target_id = target_of(obj)
         target = await topology.get(tx, kind_name, target_id)
-        eip = await topology.get(tx, "external_ip", obj.spec.external_ip)  # type: ignore[attr-defined]
+        eip = await topology.get(tx, "external_ip", obj.spec.external_ip)
         assert target is not None and eip is not None
         vn_id = await target_network(tx, kind_name, target)
         fabric = await topology.fabric_for_vn(tx, self.networking.managers, vn_id)
+        address = as_kind(eip, ExternalIP).status.address
         return partial(
             fabric.create_external_ip_attachment,
-            obj.id, eip.status.address, vn_id, target_address(kind_name, target, obj.spec.target_endpoint),  # type: ignore[attr-defined]
+            obj.id, address, vn_id, target_address(kind_name, target, obj.spec.target_endpoint),
         )
 
-    async def provisioned(self, tx: Tx, desired: Message) -> None:
+    async def provisioned(self, tx: Tx, desired: ExternalIPAttachment) -> None:
         kind_name, target_id = target_of(desired)
         target = await topology.get(tx, kind_name, target_id)
-        status = desired.status  # type: ignore[attr-defined]
+        status = desired.status
         status.reason = READY
         if target is not None:
-            status.target_address = target_address(kind_name, target, desired.spec.target_endpoint)  # type: ignore[attr-defined]
-        await set_attached(self.services, tx, desired.spec.external_ip, True)  # type: ignore[attr-defined]
+            status.target_address = target_address(kind_name, target, desired.spec.target_endpoint)
+        await set_attached(self.services, tx, desired.spec.external_ip, True)
 
-    def became_ready(self, obj: Message, seconds: float) -> None:
+    def became_ready(self, obj: ExternalIPAttachment, seconds: float) -> None:
         """The first READY of an auto-provisioned attachment is its parent's external access
         becoming live: ``seconds`` since the Create that committed it (networking.md §13)."""
         super().became_ready(obj, seconds)
-        object_id: str = obj.id  # type: ignore[attr-defined]
+        object_id = obj.id
         if object_id in self._activated:
             return
         self._activated.add(object_id)
-        if obj.metadata.labels.get(AUTO_LABEL) == "true":  # type: ignore[attr-defined]
-            target = next((field for field, _ in TARGETS if getattr(obj.spec, field)), "")  # type: ignore[attr-defined]
+        if obj.metadata.labels.get(AUTO_LABEL) == "true":
+            target = next((field for field, _ in TARGETS if getattr(obj.spec, field)), "")
             AUTO_EXTERNAL_IP_SECONDS.labels(target).observe(seconds)
 
-    async def teardown(self, tx: Tx, obj: Message) -> ProviderCall:
+    async def teardown(self, tx: Tx, obj: ExternalIPAttachment) -> ProviderCall:
         fabric = await topology.external_fabric(tx, self.networking.managers)
-        return partial(fabric.delete_external_ip_attachment, obj.id)  # type: ignore[attr-defined]
+        return partial(fabric.delete_external_ip_attachment, obj.id)
 
-    async def released(self, tx: Tx, obj: Message) -> None:
-        await set_attached(self.services, tx, obj.spec.external_ip, False)  # type: ignore[attr-defined]
+    async def released(self, tx: Tx, obj: ExternalIPAttachment) -> None:
+        await set_attached(self.services, tx, obj.spec.external_ip, False)
 
-    async def _back_to_pending(self, obj: Message, message: str, reason: str = WAITING) -> Message | None:
+    async def _back_to_pending(
+        self, obj: ExternalIPAttachment, message: str, reason: str = WAITING
+    ) -> ExternalIPAttachment | None:
         async with self.store.write() as tx:
-            stored = await self.load(tx, obj.id)  # type: ignore[attr-defined]
+            stored = await self.load(tx, obj.id)
             if stored is None:
                 return None
-            desired = copy(stored)
-            desired.status.state = self.state("PENDING")  # type: ignore[attr-defined]
-            desired.status.reason = reason  # type: ignore[attr-defined]
-            desired.status.message = message  # type: ignore[attr-defined]
-            desired.status.target_address = ""  # type: ignore[attr-defined]
-            await set_attached(self.services, tx, stored.spec.external_ip, False)  # type: ignore[attr-defined]
+            desired = as_kind(copy(stored), ExternalIPAttachment)
+            desired.status.state = EXTERNAL_IP_ATTACHMENT_STATE_PENDING
+            desired.status.reason = reason
+            desired.status.message = message
+            desired.status.target_address = ""
+            await set_attached(self.services, tx, stored.spec.external_ip, False)
             return await self.write(tx, desired, stored)
 
-    async def _detach(self, obj: Message, kind_name: str, target: Message | None) -> Result:
+    async def _detach(self, obj: ExternalIPAttachment, kind_name: str, target: Message | None) -> Result:
         """The target is gone or going: remove DNAT, keep the ExternalIP, stay inert."""
-        if obj.status.reason == TARGET_DELETED:  # type: ignore[attr-defined]
+        if obj.status.reason == TARGET_DELETED:
             return Result()
         async with self.store.read(snapshot=False) as tx:
             fabric = await topology.external_fabric(tx, self.networking.managers)
-        await fabric.delete_external_ip_attachment(obj.id)  # type: ignore[attr-defined]
+        await fabric.delete_external_ip_attachment(obj.id)
         kind = registry.get(kind_name) if kind_name else None
         label = object_label(kind, target) if kind is not None and target is not None else f"'{target_of(obj)[1]}'"
         message = f"target {label} was deleted; attachment detached"

@@ -3,8 +3,7 @@ dropped when the pool is archived (its ExternalIPs block the delete until then).
 
 from __future__ import annotations
 
-from google.protobuf.message import Message
-
+from osac.api.private.v1.external_ip_pool_type_pb2 import ExternalIPPool
 from osac.controllers.networking.metrics import (
     POOL_ADDRESSES,
     POOL_UTILIZATION,
@@ -25,24 +24,25 @@ def _remove_pool_series(labels: tuple[str, ...]) -> None:
     remove_series(POOL_UTILIZATION, *labels)
 
 
-class ExternalIPPoolReconciler(ProvisioningReconciler):
+class ExternalIPPoolReconciler(ProvisioningReconciler[ExternalIPPool]):
     kind = "external_ip_pool"
+    message_class = ExternalIPPool
 
     def __init__(self, services: Services, networking: NetworkingContext) -> None:
         super().__init__(services, networking)
         self._series = SeriesByObject(_remove_pool_series)
 
-    def observed(self, object_id: str, obj: Message | None) -> None:
+    def observed(self, object_id: str, obj: ExternalIPPool | None) -> None:
         """Every counter change of a pool is an UPDATED event, so the gauges follow it here; an
         archived pool's series are removed."""
-        name = None if obj is None else obj.metadata.name or object_id  # type: ignore[attr-defined]
+        name = None if obj is None else obj.metadata.name or object_id
         self._series.report(object_id, None if name is None else (name,))
         if obj is None or name is None:
             return
-        status = obj.status  # type: ignore[attr-defined]
+        status = obj.status
         for state, value in zip(POOL_STATES, (status.total, status.allocated, status.available), strict=True):
             POOL_ADDRESSES.labels(name, state).set(value)
         POOL_UTILIZATION.labels(name).set(status.allocated / status.total if status.total else 0.0)
 
-    async def released(self, tx: Tx, obj: Message) -> None:
-        await addresses.drop_ranges(tx, addresses.POOL, obj.id)  # type: ignore[attr-defined]
+    async def released(self, tx: Tx, obj: ExternalIPPool) -> None:
+        await addresses.drop_ranges(tx, addresses.POOL, obj.id)

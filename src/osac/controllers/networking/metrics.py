@@ -199,7 +199,9 @@ async def refresh_networking_objects(store: Store, held: Iterable[str]) -> None:
     held = frozenset(held)
     for kind_name in NETWORKING_KINDS:
         counts = await count_by_state(store, kind_name) if kind_name in held else {}
-        for value in registry.get(kind_name).state_enum.values:  # type: ignore[union-attr]
+        state_enum = registry.get(kind_name).state_enum
+        assert state_enum is not None  # every networking kind has a lifecycle
+        for value in state_enum.values:
             label = state_label(kind_name, value.number)
             if label in counts:
                 NETWORKING_OBJECTS.labels(kind_name, label).set(counts.pop(label))

@@ -3,13 +3,19 @@
 
 from __future__ import annotations
 
+from osac.api.private.v1.network_class_type_pb2 import (
+    NETWORK_CLASS_STATE_FAILED,
+    NETWORK_CLASS_STATE_READY,
+    NetworkClass,
+)
 from osac.controllers.networking.provisioning import NetworkingContext
 from osac.controllers.runtime.manager import ObjectKey, Result
 from osac.controllers.runtime.objects import ObjectReconciler, copy, is_deleting
 from osac.providers.interfaces import CONTRACT_VERSION
 from osac.services.core.catalog import Services
+from osac.services.core.shape import as_kind
 
-READY, FAILED = 2, 3
+READY, FAILED = NETWORK_CLASS_STATE_READY, NETWORK_CLASS_STATE_FAILED
 
 
 class NetworkClassReconciler(ObjectReconciler):
@@ -22,10 +28,11 @@ class NetworkClassReconciler(ObjectReconciler):
 
     async def reconcile(self, key: ObjectKey) -> Result:
         async with self.store.read(snapshot=False) as tx:
-            obj = await self.load(tx, key.id)
-        if obj is None or is_deleting(obj):
+            found = await self.load(tx, key.id)
+        if found is None or is_deleting(found):
             return Result()
-        names = [n for n in (obj.fabric_manager, obj.k8s_manager) if n]  # type: ignore[attr-defined]
+        obj = as_kind(found, NetworkClass)
+        names = [n for n in (obj.fabric_manager, obj.k8s_manager) if n]
         described = await self.networking.managers.describe_all()
         problems = []
         capabilities: tuple[bool, ...] | None = None
@@ -45,20 +52,20 @@ class NetworkClassReconciler(ObjectReconciler):
             stored = await self.load(tx, key.id)
             if stored is None:
                 return Result()
-            desired = copy(stored)
+            desired = as_kind(copy(stored), NetworkClass)
             if problems:
-                desired.status.state = FAILED  # type: ignore[attr-defined]
-                desired.status.message = "; ".join(problems)  # type: ignore[attr-defined]
+                desired.status.state = FAILED
+                desired.status.message = "; ".join(problems)
             else:
-                disabled = desired.spec.disable_capabilities  # type: ignore[attr-defined]
+                disabled = desired.spec.disable_capabilities
                 ipv4, ipv6, dual, dpu = capabilities or (True, False, False, False)
-                result = desired.capabilities  # type: ignore[attr-defined]
+                result = desired.capabilities
                 result.supports_ipv4 = ipv4 and not disabled.supports_ipv4
                 result.supports_ipv6 = ipv6 and not disabled.supports_ipv6
                 result.supports_dual_stack = dual and not disabled.supports_dual_stack
                 result.dpu_support = dpu and not disabled.dpu_support
-                desired.status.state = READY  # type: ignore[attr-defined]
-                desired.status.message = ""  # type: ignore[attr-defined]
+                desired.status.state = READY
+                desired.status.message = ""
             await self.write(tx, desired, stored)
         return Result()
 

@@ -27,7 +27,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from google.protobuf.message import Message
 
@@ -44,7 +44,7 @@ from osac.controllers.runtime.objects import (
 from osac.controllers.runtime.waiters import Awaited, Waiters
 from osac.providers.interfaces import ProviderError, TerminalProviderError
 from osac.services.core.catalog import Services
-from osac.services.core.shape import id_of, metadata_of, status_of
+from osac.services.core.shape import as_kind, id_of, metadata_of, status_of
 from osac.store import lifecycle
 from osac.store.objects import Tx, object_label
 
@@ -56,6 +56,8 @@ if TYPE_CHECKING:
 ProviderCall = Callable[[], Awaitable[object]]
 
 log = logging.getLogger(__name__)
+
+M = TypeVar("M", bound=Message)
 
 DEFAULT_RETRY_LIMIT = 10
 BACKOFF_BASE_SECONDS = 1.0
@@ -84,8 +86,13 @@ class Waiting(Exception):
     """A dependency is not ready yet; the message says which (it becomes ``status.message``)."""
 
 
-class ProvisioningReconciler(ObjectReconciler):
-    """Base of the reconcilers that drive a fabric object to READY and back to nothing."""
+class ProvisioningReconciler(ObjectReconciler, Generic[M]):
+    """Base of the reconcilers that drive a fabric object to READY and back to nothing. ``M`` is
+    the kind's generated class (``message_class``): what ``load`` and ``write`` return and what
+    the hooks receive."""
+
+    #: The kind's generated class (``Subnet``, ...).
+    message_class: type[M]
 
     #: The state that means "provisioned" (ExternalIP: ``ALLOCATED``).
     ready_state = "READY"
@@ -105,43 +112,51 @@ class ProvisioningReconciler(ObjectReconciler):
         """The objects being provisioned that await the object that changed (``awaited``)."""
         return self.waiters.dependents(kind, object_id)
 
+    async def load(self, tx: Tx, object_id: str) -> M | None:
+        """The stored object as the kind's class (being deleted or not), or None once archived."""
+        obj = await super().load(tx, object_id)
+        return None if obj is None else as_kind(obj, self.message_class)
+
+    async def write(self, tx: Tx, desired: Message, stored: Message) -> M:
+        return as_kind(await super().write(tx, desired, stored), self.message_class)
+
     # -- hooks -------------------------------------------------------------------------------
 
-    def awaited(self, obj: Message) -> tuple[Awaited, ...]:
+    def awaited(self, obj: M) -> tuple[Awaited, ...]:
         """The objects (kind name, id) ``waiting_for`` looks at: their changes queue ``obj``."""
         return ()
 
-    def is_following(self, obj: Message) -> bool:
+    def is_following(self, obj: M) -> bool:
         """Whether ``obj`` follows its ``awaited`` objects now: while it is being provisioned."""
         state = status_of(obj).state
         return not is_deleting(obj) and state not in (self.state(self.ready_state), self.state("FAILED"))
 
-    async def waiting_for(self, tx: Tx, obj: Message) -> str | None:
+    async def waiting_for(self, tx: Tx, obj: M) -> str | None:
         """Why the object cannot be provisioned yet (a message), or None."""
         return None
 
-    async def apply(self, tx: Tx, obj: Message) -> ProviderCall | None:
+    async def apply(self, tx: Tx, obj: M) -> ProviderCall | None:
         """Look up, in ``tx`` (a read snapshot), what programming the fabric needs, and return
         the call that does it (idempotent). The call runs once the snapshot is closed: no
         database connection is held while a provider works. None: nothing to program."""
         return None
 
-    async def provisioned(self, tx: Tx, desired: Message) -> None:
+    async def provisioned(self, tx: Tx, desired: M) -> None:
         """Adjust ``desired`` (and related objects, in ``tx``) once ``apply`` succeeded."""
 
-    async def teardown(self, tx: Tx, obj: Message) -> ProviderCall | None:
+    async def teardown(self, tx: Tx, obj: M) -> ProviderCall | None:
         """Like ``apply``, the call that undoes the fabric effects (idempotent; deleting the
         unknown succeeds)."""
         return None
 
-    async def released(self, tx: Tx, obj: Message) -> None:
+    async def released(self, tx: Tx, obj: M) -> None:
         """In the transaction that archives ``obj``: release addresses and claims."""
 
-    def observed(self, object_id: str, obj: Message | None) -> None:
+    def observed(self, object_id: str, obj: M | None) -> None:
         """The object as a pass loads it (None once archived), before anything else: gauges that
         describe it follow it here. Each change of the object queues a pass."""
 
-    def became_ready(self, obj: Message, seconds: float) -> None:
+    def became_ready(self, obj: M, seconds: float) -> None:
         """After the commit that made ``obj`` READY (ALLOCATED), ``seconds`` after its creation."""
         READY_SECONDS.labels(self.kind).observe(seconds)
 
@@ -164,7 +179,7 @@ class ProvisioningReconciler(ObjectReconciler):
             return await self._delete(obj)
         return await self._provision(obj)
 
-    async def _provision(self, obj: Message) -> Result:
+    async def _provision(self, obj: M) -> Result:
         state = status_of(obj).state
         if state in (self.state(self.ready_state), self.state("FAILED")):
             return Result()
@@ -188,7 +203,7 @@ class ProvisioningReconciler(ObjectReconciler):
             stored = await self.load(tx, id_of(obj))
             if stored is None or is_deleting(stored) or metadata_of(stored).version != metadata_of(obj).version:
                 raise TransientError("object changed while provisioning; looking again", delay=timedelta(0))
-            desired = copy(stored)
+            desired = as_kind(copy(stored), self.message_class)
             if waiting is not None:
                 status_of(desired).message = waiting
                 await self.write(tx, desired, stored)
@@ -203,7 +218,7 @@ class ProvisioningReconciler(ObjectReconciler):
         self._forget(id_of(obj), "provision")
         return Result()
 
-    async def _delete(self, obj: Message) -> Result:
+    async def _delete(self, obj: M) -> Result:
         if CONTROLLER_FINALIZER not in metadata_of(obj).finalizers:
             return Result()  # never provisioned (or not ours to tear down)
         if status_of(obj).state == self.state("DELETE_FAILED"):
@@ -275,7 +290,7 @@ class ProvisioningReconciler(ObjectReconciler):
                      extra={"event": "ProviderCall", "kind": self.kind, "operation": operation,
                             "object_id": id_of(obj), "result": result, "tenant": metadata_of(obj).tenant})
 
-    def follow(self, object_id: str, obj: Message | None) -> None:
+    def follow(self, object_id: str, obj: M | None) -> None:
         """Follow what ``obj`` awaits (nothing once it is archived or settled). Called before
         ``waiting_for`` reads the awaited objects, so a change committed after that read queues
         the object again."""

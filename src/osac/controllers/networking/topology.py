@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from google.protobuf.message import Message
 
+from osac.api.private.v1.network_class_type_pb2 import NetworkClass
+from osac.api.private.v1.virtual_network_type_pb2 import VirtualNetwork
 from osac.controllers.networking.metrics import metered
 from osac.model import registry
 from osac.providers.interfaces import FabricManager, K8sNetworkManager, TerminalProviderError
 from osac.providers.registry import ManagerNotRegistered, ManagerRegistry
+from osac.services.core.shape import as_kind, metadata_of, status_of
 from osac.store.objects import Tx
 
 
@@ -23,36 +26,38 @@ async def get(tx: Tx, kind_name: str, object_id: str) -> Message | None:
     return await tx.get(registry.get(kind_name), object_id)
 
 
-async def network_class_of(tx: Tx, vn_id: str) -> Message | None:
+async def network_class_of(tx: Tx, vn_id: str) -> NetworkClass | None:
     vn = await get(tx, "virtual_network", vn_id)
     if vn is None:
         return None
-    return await get(tx, "network_class", vn.spec.network_class)  # type: ignore[attr-defined]
+    network_class = await get(tx, "network_class", as_kind(vn, VirtualNetwork).spec.network_class)
+    return None if network_class is None else as_kind(network_class, NetworkClass)
 
 
-async def default_network_class(tx: Tx) -> Message | None:
+async def default_network_class(tx: Tx) -> NetworkClass | None:
     kind = registry.get("network_class")
     for candidate in await tx.find(kind, tenants=frozenset({"shared"})):
-        if candidate.is_default:  # type: ignore[attr-defined]
-            return candidate
+        network_class = as_kind(candidate, NetworkClass)
+        if network_class.is_default:
+            return network_class
     return None
 
 
-def fabric_of(managers: ManagerRegistry, network_class: Message | None) -> FabricManager:
+def fabric_of(managers: ManagerRegistry, network_class: NetworkClass | None) -> FabricManager:
     """The class's fabric manager; a missing class or unregistered manager is terminal."""
     if network_class is None:
         raise TerminalProviderError("NetworkClassNotFound", "the network class of this object does not exist")
     try:
-        return metered(managers.fabric(network_class.fabric_manager))  # type: ignore[attr-defined]
+        return metered(managers.fabric(network_class.fabric_manager))
     except ManagerNotRegistered as error:
         raise TerminalProviderError("ManagerNotRegistered", str(error)) from None
 
 
-def k8s_of(managers: ManagerRegistry, network_class: Message | None) -> K8sNetworkManager | None:
-    if network_class is None or not network_class.k8s_manager:  # type: ignore[attr-defined]
+def k8s_of(managers: ManagerRegistry, network_class: NetworkClass | None) -> K8sNetworkManager | None:
+    if network_class is None or not network_class.k8s_manager:
         return None
     try:
-        return metered(managers.k8s(network_class.k8s_manager))  # type: ignore[attr-defined]
+        return metered(managers.k8s(network_class.k8s_manager))
     except ManagerNotRegistered as error:
         raise TerminalProviderError("ManagerNotRegistered", str(error)) from None
 
@@ -68,7 +73,7 @@ async def external_fabric(tx: Tx, managers: ManagerRegistry) -> FabricManager:
 
 def state_name(kind_name: str, obj: Message) -> str:
     """``PENDING`` from ``SUBNET_STATE_PENDING`` (for messages)."""
-    full = registry.get(kind_name).state_name(obj.status.state)  # type: ignore[attr-defined]
+    full = registry.get(kind_name).state_name(status_of(obj).state)
     return full.split("_STATE_", 1)[-1]
 
 
@@ -77,7 +82,7 @@ def waiting_message(kind_name: str, obj: Message | None, object_id: str, wanted:
     kind = registry.get(kind_name)
     if obj is None:
         return f"waiting for {kind.message} '{object_id}' (not found)"
-    if obj.status.state == kind.state_value(wanted):  # type: ignore[attr-defined]
+    if status_of(obj).state == kind.state_value(wanted):
         return None
-    label = obj.metadata.name or object_id  # type: ignore[attr-defined]
+    label = metadata_of(obj).name or object_id
     return f"waiting for {kind.message} '{label}' ({state_name(kind_name, obj)})"

@@ -10,6 +10,7 @@ from osac.model import registry
 from osac.model.kinds import Kind
 from osac.services.core.catalog import Services
 from osac.services.core.generic import RECONCILER_PATHS, KindService
+from osac.services.core.shape import id_of, metadata_of
 from osac.store.objects import Tx
 
 #: The finalizer of infrastructure teardown (api.md §2.6).
@@ -50,7 +51,7 @@ class ObjectReconciler:
         # queues the next look), and an archive's change runs the last pass, which forgets.
         event = tx.last_event
         if own is not None and written is not stored and not is_deleting(written) and event is not None:
-            object_id: str = written.id  # type: ignore[attr-defined]
+            object_id: str = id_of(written)
             own.writing(object_id)
             tx.after_commit(lambda: own.committed(object_id, event.revision))  # numbered at commit
             tx.after_rollback(lambda: own.rolled_back(object_id))
@@ -65,7 +66,7 @@ def copy(message: Message) -> Message:
 
 def add_finalizer(obj: Message, name: str = CONTROLLER_FINALIZER) -> bool:
     """Add ``name``; reports whether anything changed."""
-    finalizers = obj.metadata.finalizers  # type: ignore[attr-defined]
+    finalizers = metadata_of(obj).finalizers
     if name in finalizers:
         return False
     finalizers.append(name)
@@ -73,7 +74,7 @@ def add_finalizer(obj: Message, name: str = CONTROLLER_FINALIZER) -> bool:
 
 
 def remove_finalizer(obj: Message, name: str = CONTROLLER_FINALIZER) -> bool:
-    finalizers = obj.metadata.finalizers  # type: ignore[attr-defined]
+    finalizers = metadata_of(obj).finalizers
     if name not in finalizers:
         return False
     finalizers.remove(name)
@@ -81,4 +82,4 @@ def remove_finalizer(obj: Message, name: str = CONTROLLER_FINALIZER) -> bool:
 
 
 def is_deleting(obj: Message) -> bool:
-    return obj.metadata.HasField("deletion_timestamp")  # type: ignore[attr-defined]
+    return metadata_of(obj).HasField("deletion_timestamp")

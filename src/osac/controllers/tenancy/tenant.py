@@ -20,6 +20,14 @@ from datetime import UTC, timedelta
 
 from google.protobuf.message import Message
 
+from osac.api.private.v1.condition_status_type_pb2 import ConditionStatus
+from osac.api.private.v1.tenant_type_pb2 import (
+    TENANT_CONDITION_TYPE_DEFAULT_NETWORKING_READY,
+    TENANT_STATE_FAILED,
+    TENANT_STATE_PENDING,
+    TENANT_STATE_READY,
+    Tenant,
+)
 from osac.controllers.networking import topology
 from osac.controllers.networking.metrics import DEFAULT_NETWORKING_FAILURES, DEFAULT_NETWORKING_SECONDS
 from osac.controllers.runtime.conditions import FALSE, TRUE, find_condition, set_condition
@@ -35,12 +43,13 @@ from osac.controllers.runtime.waiters import Waiters
 from osac.model import registry
 from osac.services.core.catalog import Services
 from osac.services.core.context import Caller
+from osac.services.core.shape import as_kind, id_of, metadata_of, status_of
 from osac.services.tenancy.default_networking import CREATED_REASON, DEFAULT_LABEL
 from osac.store import lifecycle
 from osac.store.objects import Tx
 
-DEFAULT_NETWORKING_READY = 1
-PENDING, READY, FAILED = 1, 2, 3
+DEFAULT_NETWORKING_READY = TENANT_CONDITION_TYPE_DEFAULT_NETWORKING_READY
+PENDING, READY, FAILED = TENANT_STATE_PENDING, TENANT_STATE_READY, TENANT_STATE_FAILED
 NOT_CONFIGURED = "no tenant defaults are configured; no default networking was created"
 #: While defaults provision (or are torn down), the tenant looks again this often: their changes
 #: queue it at once (``dependents``), so this is the safety net.
@@ -66,7 +75,7 @@ async def default_objects(tx: Tx, tenant: str) -> dict[str, list[Message]]:
     for kind_name in TEARDOWN:
         kind = registry.get(kind_name)
         objects = await tx.find(kind, tenants=frozenset({tenant}))
-        found[kind_name] = [o for o in objects if o.metadata.labels.get(DEFAULT_LABEL) == "true"]  # type: ignore[attr-defined]
+        found[kind_name] = [o for o in objects if metadata_of(o).labels.get(DEFAULT_LABEL) == "true"]
     return found
 
 
@@ -74,7 +83,7 @@ async def defaults_were_created(tx: Tx, tenant_id: str) -> bool:
     return bool(await lifecycle.reasons(tx, tenant_id, (CREATED_REASON,)))
 
 
-def evaluate(objects: dict[str, list[Message]], created: bool) -> tuple[int, str, str]:
+def evaluate(objects: dict[str, list[Message]], created: bool) -> tuple[ConditionStatus, str, str]:
     """(condition status, reason, message) of DEFAULT_NETWORKING_READY (§6.2 table)."""
     if not created and not any(objects.values()):
         return TRUE, "DefaultsNotConfigured", NOT_CONFIGURED
@@ -82,12 +91,12 @@ def evaluate(objects: dict[str, list[Message]], created: bool) -> tuple[int, str
     for kind_name, reason in DEFAULTS:
         kind = registry.get(kind_name)
         for obj in objects[kind_name]:
-            label = f"{kind.message} '{obj.metadata.name}'"  # type: ignore[attr-defined]
-            if obj.status.state == kind.state_value("FAILED"):  # type: ignore[attr-defined]
+            label = f"{kind.message} '{metadata_of(obj).name}'"
+            if status_of(obj).state == kind.state_value("FAILED"):
                 culprit = "NATGateway 'default'" if kind_name == "external_ip" else label
-                return FALSE, reason, f"{culprit} failed to provision: {obj.status.message}"  # type: ignore[attr-defined]
+                return FALSE, reason, f"{culprit} failed to provision: {status_of(obj).message}"
             ready = kind.state_value("ALLOCATED" if kind_name == "external_ip" else "READY")
-            if obj.status.state != ready:  # type: ignore[attr-defined]
+            if status_of(obj).state != ready:
                 waiting.append(f"{label} ({topology.state_name(kind_name, obj)})")
     if waiting:
         return FALSE, "Provisioning", "waiting for " + ", ".join(waiting)
@@ -111,32 +120,33 @@ class TenantReconciler(ObjectReconciler):
     def _follow(self, tenant_id: str, objects: dict[str, list[Message]]) -> Result | None:
         """Follow ``objects``. A default this pass follows for the first time may have changed
         between the read and now unnoticed, so the tenant then looks again at once."""
-        keys = [(kind_name, obj.id) for kind_name, found in objects.items() for obj in found]  # type: ignore[attr-defined]
+        keys = [(kind_name, id_of(obj)) for kind_name, found in objects.items() for obj in found]
         return Result(requeue_after=timedelta(0)) if self.defaults.wait(tenant_id, keys) else None
 
     async def reconcile(self, key: ObjectKey) -> Result:
         async with self.store.write() as tx:
-            stored = await self.load(tx, key.id)
-            if stored is None:
+            loaded = await self.load(tx, key.id)
+            if loaded is None:
                 self.defaults.forget(key.id)
                 return Result()
+            stored = as_kind(loaded, Tenant)
             if is_deleting(stored):
                 return await self._teardown(tx, stored)
-            desired = copy(stored)
+            desired = as_kind(copy(stored), Tenant)
             add_finalizer(desired)
-            status = desired.status  # type: ignore[attr-defined]
+            status = desired.status
             condition = find_condition(status.conditions, DEFAULT_NETWORKING_READY)
-            if condition is not None and condition.status == TRUE:  # type: ignore[attr-defined]
+            if condition is not None and condition.status == TRUE:
                 self.defaults.forget(key.id)
                 status.state = READY
                 await self.write(tx, desired, stored)
                 return Result()
-            was = (condition.status, condition.reason) if condition is not None else None  # type: ignore[attr-defined]
-            objects = await default_objects(tx, stored.metadata.name)  # type: ignore[attr-defined]
+            was = (condition.status, condition.reason) if condition is not None else None
+            objects = await default_objects(tx, stored.metadata.name)
             look_again = self._follow(key.id, objects)
             verdict, reason, message = evaluate(objects, await defaults_were_created(tx, key.id))
             set_condition(status.conditions, DEFAULT_NETWORKING_READY, verdict, reason, message, tx.clock.now())
-            before = stored.status.state  # type: ignore[attr-defined]
+            before = stored.status.state
             if verdict == TRUE:
                 status.state, status.message = READY, "tenant is ready"
             elif reason == "Provisioning":
@@ -147,7 +157,7 @@ class TenantReconciler(ObjectReconciler):
             written = await self.write(tx, desired, stored)
             if verdict == TRUE and reason == "Ready":
                 await lifecycle.record(tx, self.descriptor, written, lifecycle.NORMAL, "DefaultNetworkingReady", message)
-                created = stored.metadata.creation_timestamp.ToDatetime(tzinfo=UTC)  # type: ignore[attr-defined]
+                created = stored.metadata.creation_timestamp.ToDatetime(tzinfo=UTC)
                 seconds = max(0.0, (tx.clock.now() - created).total_seconds())
                 tx.after_commit(lambda: DEFAULT_NETWORKING_SECONDS.observe(seconds))
             elif status.state == FAILED and before != FAILED:
@@ -160,15 +170,15 @@ class TenantReconciler(ObjectReconciler):
         # A failed default may recover (fault cleared, Signal): its change queues the tenant.
         return look_again or Result(requeue_after=RECHECK)
 
-    async def _teardown(self, tx: Tx, stored: Message) -> Result:
+    async def _teardown(self, tx: Tx, stored: Tenant) -> Result:
         """Delete the defaults one kind after the other; archive the tenant when none is left."""
-        objects = await default_objects(tx, stored.metadata.name)  # type: ignore[attr-defined]
-        look_again = self._follow(stored.id, objects)  # type: ignore[attr-defined]
+        objects = await default_objects(tx, stored.metadata.name)
+        look_again = self._follow(stored.id, objects)
         for kind_name in TEARDOWN:
             if objects[kind_name]:
                 for obj in objects[kind_name]:
                     if not is_deleting(obj):
-                        await self.services[kind_name].delete_in(tx, Caller.system(), obj.id)  # type: ignore[attr-defined]
+                        await self.services[kind_name].delete_in(tx, Caller.system(), id_of(obj))
                 return look_again or Result(requeue_after=RECHECK)
         desired = copy(stored)
         remove_finalizer(desired)

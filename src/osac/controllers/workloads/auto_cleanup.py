@@ -25,6 +25,7 @@ from osac.model.labels import AUTO_FOR_LABEL
 from osac.services.core.catalog import Services
 from osac.services.core.context import Caller
 from osac.services.core.references import has_label
+from osac.services.core.shape import id_of, metadata_of, status_of
 from osac.store.objects import Tx, object_label
 
 #: Order of removal: a child kind goes only once every object of the previous one is archived.
@@ -75,12 +76,12 @@ async def clean_auto_provisioned(services: Services, parent_id: str) -> AutoClea
             for child in children:
                 label = object_label(kind, child)
                 pending.append(label)
-                keys.append((kind_name, child.id))  # type: ignore[attr-defined]
-                if child.status.state == failed_state:  # type: ignore[attr-defined]
+                keys.append((kind_name, id_of(child)))
+                if status_of(child).state == failed_state:
                     verb = "release" if kind_name == "external_ip" else "detach"
-                    failed.append(f"{label} {verb} failed: {child.status.message}")  # type: ignore[attr-defined]
-                elif not child.metadata.HasField("deletion_timestamp"):  # type: ignore[attr-defined]
-                    await services[kind_name].delete_in(tx, Caller.system(), child.id)  # type: ignore[attr-defined]
+                    failed.append(f"{label} {verb} failed: {status_of(child).message}")
+                elif not metadata_of(child).HasField("deletion_timestamp"):
+                    await services[kind_name].delete_in(tx, Caller.system(), id_of(child))
             return AutoCleanup(tuple(pending), tuple(failed), tuple(keys))
     return AutoCleanup()
 
@@ -93,8 +94,8 @@ async def retry_failed_children(services: Services, parent_id: str) -> int:
         for kind_name in ORDER:
             kind = registry.get(kind_name)
             for child in await auto_children(tx, kind_name, parent_id):
-                if child.status.state == kind.state_value("DELETE_FAILED"):  # type: ignore[attr-defined]
-                    await services[kind_name].delete_in(tx, Caller.system(), child.id)  # type: ignore[attr-defined]
+                if status_of(child).state == kind.state_value("DELETE_FAILED"):
+                    await services[kind_name].delete_in(tx, Caller.system(), id_of(child))
                     resumed += 1
     return resumed
 

@@ -15,8 +15,11 @@ from collections.abc import Iterable, Sequence
 from google.protobuf.message import Message
 from prometheus_client import Counter, Gauge, Histogram
 
+from osac.api.private.v1.bare_metal_instance_type_pb2 import BareMetalInstance
+from osac.api.private.v1.compute_instance_type_pb2 import ComputeInstance
 from osac.model import registry
 from osac.providers.baremetal import HostRecord
+from osac.services.core.shape import as_kind
 
 # -- BareMetalInstance (compute.md §5) ------------------------------------------------------------
 
@@ -72,8 +75,8 @@ def refresh_baremetal_gauges(instances: Iterable[Message], hosts: Sequence[HostR
     Every host type of the inventory is reported, with 0 when all its hosts are taken, so an
     exhausted type shows as 0 rather than disappearing."""
     by_state: Tally[tuple[str, str]] = Tally()
-    for instance in instances:
-        by_state[(baremetal_state_name(instance.status.state), instance.metadata.tenant)] += 1  # type: ignore[attr-defined]
+    for instance in (as_kind(i, BareMetalInstance) for i in instances):
+        by_state[(baremetal_state_name(instance.status.state), instance.metadata.tenant)] += 1
     free: Tally[str] = Tally({host.host_type: 0 for host in hosts})
     for host in hosts:
         if host.owner is None:
@@ -108,8 +111,8 @@ def compute_state_name(number: int) -> str:
 def refresh_compute_gauges(instances: Iterable[Message]) -> None:
     """Recompute ``osac_compute_instances`` from the stored instances (all tenants)."""
     by_state: Tally[tuple[str, str]] = Tally()
-    for instance in instances:
-        by_state[(compute_state_name(instance.status.state), instance.metadata.tenant)] += 1  # type: ignore[attr-defined]
+    for instance in (as_kind(i, ComputeInstance) for i in instances):
+        by_state[(compute_state_name(instance.status.state), instance.metadata.tenant)] += 1
     COMPUTE_INSTANCES.clear()
     for (state, tenant), count in by_state.items():
         COMPUTE_INSTANCES.labels(state, tenant).set(count)

@@ -14,9 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
+from osac.api.private.v1.tenant_type_pb2 import Tenant
 from osac.controllers.networking import topology
 from osac.controllers.runtime.waiters import Awaited
 from osac.model import registry
+from osac.services.core.shape import as_kind
 from osac.status.workloads.shared import TenantReadiness
 from osac.store.objects import Tx
 
@@ -43,8 +45,9 @@ class OwningTenant:
 async def read_owning_tenant(tx: Tx, name: str) -> OwningTenant:
     """``READY`` tenants are ready; any other state (or no tenant at all, ``NOT_FOUND``) is not."""
     kind = registry.get("tenant")
-    tenant = await tx.by_name(kind, name, tenant=name)
-    if tenant is None:
+    found = await tx.by_name(kind, name, tenant=name)
+    if found is None:
         return OwningTenant(TenantReadiness(name, False, "NOT_FOUND"))
-    is_ready = tenant.status.state == kind.state_value("READY")  # type: ignore[attr-defined]
-    return OwningTenant(TenantReadiness(name, is_ready, topology.state_name("tenant", tenant)), tenant.id)  # type: ignore[attr-defined]
+    tenant = as_kind(found, Tenant)
+    is_ready = tenant.status.state == kind.state_value("READY")
+    return OwningTenant(TenantReadiness(name, is_ready, topology.state_name("tenant", tenant)), tenant.id)

@@ -36,6 +36,7 @@ from osac.controllers.runtime.notices import NoticeSource, follow_notices
 from osac.controllers.runtime.objects import ObjectReconciler, add_finalizer, copy, is_deleting
 from osac.model import registry
 from osac.providers.interfaces import ChangeNotice
+from osac.services.core.shape import id_of
 from osac.status.conditions.views import LifecycleEventView
 from osac.store import lifecycle
 from osac.store.errors import Conflict
@@ -256,7 +257,7 @@ async def _all_objects(store: Store, kind: str) -> list[Message]:
     descriptor = registry.get(kind)
     found: list[Message] = []
     while True:
-        after = found[-1].id if found else None  # type: ignore[attr-defined]
+        after = id_of(found[-1]) if found else None
         async with store.read(snapshot=False) as tx:
             page = await tx.find(descriptor, after=after, limit=GAUGE_PAGE)
         found.extend(page)
