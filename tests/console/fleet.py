@@ -31,8 +31,6 @@ TENANTS = ("acme", "beta")
 READY = "CLUSTER_STATE_READY"
 #: Scenario 15's size: every cluster of the fleet, both tenants.
 FLEET_SIZE = 50
-#: The named clusters in their situations; the rest of FLEET_SIZE are ready ``app-…`` ones.
-NAMED = 12
 
 
 def wait_for(client: httpx.Client, path: str, predicate: Callable[[Any], bool], timeout: float = 60) -> Any:
@@ -158,8 +156,9 @@ def build_fleet(server: ConsoleServer) -> Fleet:
         add("ready", []).append(by_name[name])
 
     # The rest of the fleet: ready, half in each tenant.
+    named = len({cluster_id for ids in fleet.situations.values() for _, cluster_id in ids})
     bulk = [(t, fleet.create(t, f"app-{t[0]}{n:02d}"))
-            for n in range((FLEET_SIZE - NAMED) // 2) for t in TENANTS]
+            for n in range((FLEET_SIZE - named) // 2) for t in TENANTS]
     for _, cluster_id in bulk:
         fleet.wait(cluster_id, lambda c: c.get("status", {}).get("state") == READY)
     fleet.situations["ready"] += bulk

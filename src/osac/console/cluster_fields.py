@@ -205,8 +205,10 @@ def fill_cluster(cluster: PrivateCluster, template: ClusterTemplate, form: Mappi
         spec.ssh_public_key = form["ssh_public_key"].strip()
     spec.release_image = form.get("release_image", "").strip()  # empty: the template's
     spec.pull_secret = form.get("pull_secret", "").strip()
-    spec.network.pod_cidr = form.get("pod_cidr", "").strip()
-    spec.network.service_cidr = form.get("service_cidr", "").strip()
+    if form.get("pod_cidr", "").strip():  # an empty network is left unset, as the API's omitted one
+        spec.network.pod_cidr = form["pod_cidr"].strip()
+    if form.get("service_cidr", "").strip():
+        spec.network.service_cidr = form["service_cidr"].strip()
     subnet, groups = network_choice.chosen(form)
     spec.network_attachment.subnet = subnet
     spec.network_attachment.security_groups.extend(groups)

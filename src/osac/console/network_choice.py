@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from osac.api.public.v1.metadata_type_pb2 import Metadata
 from osac.api.public.v1.security_group_type_pb2 import SecurityGroup
 from osac.api.public.v1.subnet_type_pb2 import Subnet
 from osac.api.public.v1.virtual_network_type_pb2 import VirtualNetwork
@@ -47,27 +48,21 @@ class NetworkChoices:
         return [("", "the tenant's default subnet"), *((c.id, c.text) for c in self.subnets)]
 
 
-def _owner(tenant: str, with_tenant: bool) -> str:
-    return f"{tenant}/" if with_tenant and tenant else ""
-
-
 async def network_choices(reads: Reads, with_tenant: bool) -> NetworkChoices:
     """The subnets (name, CIDR, network) and security groups (name, network) the caller sees, by
     name; ``with_tenant`` prefixes each with its tenant (a provider admin sees every tenant's)."""
     networks = {network.id: network.metadata.name
                 for network in (as_kind(item, VirtualNetwork) for item in (await reads.all("virtual_network")).items)}
-    subnets = []
-    for item in (await reads.all("subnet")).items:
-        subnet = as_kind(item, Subnet)
-        network = networks.get(subnet.spec.virtual_network, subnet.spec.virtual_network)
-        subnets.append(Choice(subnet.id, f"{_owner(subnet.metadata.tenant, with_tenant)}{subnet.metadata.name}"
-                                         f" ({subnet.spec.ipv4_cidr or subnet.spec.ipv6_cidr}, network {network})"))
-    groups = []
-    for item in (await reads.all("security_group")).items:
-        group = as_kind(item, SecurityGroup)
-        network = networks.get(group.spec.virtual_network, group.spec.virtual_network)
-        groups.append(Choice(group.id, f"{_owner(group.metadata.tenant, with_tenant)}{group.metadata.name}"
-                                       f" (network {network})"))
+
+    def choice(object_id: str, metadata: Metadata, network_id: str, details: str = "") -> Choice:
+        owner = f"{metadata.tenant}/" if with_tenant and metadata.tenant else ""
+        return Choice(object_id, f"{owner}{metadata.name} ({details}network {networks.get(network_id, network_id)})")
+
+    subnets = [choice(subnet.id, subnet.metadata, subnet.spec.virtual_network,
+                      f"{subnet.spec.ipv4_cidr or subnet.spec.ipv6_cidr}, ")
+               for subnet in (as_kind(item, Subnet) for item in (await reads.all("subnet")).items)]
+    groups = [choice(group.id, group.metadata, group.spec.virtual_network)
+              for group in (as_kind(item, SecurityGroup) for item in (await reads.all("security_group")).items)]
     return NetworkChoices(tuple(sorted(subnets, key=lambda c: c.text)), tuple(sorted(groups, key=lambda c: c.text)))
 
 

@@ -321,16 +321,8 @@ async def network_list(visit: Visit) -> Response:
     query = parse_query(visit.request.query_params, NETWORK_SORTS, ("name", "state", "tenant"))
     expression = " && ".join(_common_filters(visit, query)
                              + _state_filter(query, view.state_names, view.state_prefix))
-    order = database_order(query)
-    if order is not None:
-        listing = await visit.reads.page(view.kind, offset=query.offset, limit=query.per_page, filter=expression,
-                                         order=order)
-        items = listing.items
-    else:  # by tenant: read whole and sorted here, as the other lists' in-server columns
-        listing = await visit.reads.all(view.kind, expression)
-        ordered = sorted(listing.items, key=lambda o: (metadata_of(o).tenant, metadata_of(o).name, id_of(o)),
-                         reverse=query.descending)
-        items = ordered[query.offset:query.offset + query.per_page]
+    items, listing = await _listing(visit, view.kind, query, expression,  # tenant: sorted here, then by name
+                                    lambda o: (metadata_of(o).tenant, metadata_of(o).name, id_of(o)), list)
     names = await _network_names(visit, view, items)
     deletable = {id_of(o) for o in items if visit.allows(view.kind, Method.DELETE, o)}
     return visit.page("network_list.html", title=view.title, view=view,
