@@ -9,7 +9,9 @@ of ``data`` (filters) must treat a missing key as the field's zero value.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
+from functools import cache
 from typing import Any, TypeVar
 
 from google.protobuf import json_format
@@ -37,13 +39,96 @@ def format_datetime(value: datetime) -> str:
 
 
 def to_storage(message: Message) -> dict[str, Any]:
-    """The storage dict of ``message``."""
+    """The storage dict of ``message``: what ``storage_by_json_mapping`` gives, built from a plan
+    per message type (the fields' names and how each value is written) instead of through
+    ``json_format`` (which cost a sixth of a cluster pass, docs/benchmarks.md)."""
     count_encoded()
+    return _encode(message)
+
+
+def storage_by_json_mapping(message: Message) -> dict[str, Any]:
+    """The storage dict through the proto3 JSON mapping, the reference ``to_storage`` equals."""
     data = json_format.MessageToDict(
         message, preserving_proto_field_name=True, use_integers_for_enums=True
     )
     _normalize(message, data)
     return data
+
+
+#: ``write(value)``: the storage form of one set field's value.
+Write = Callable[[Any], Any]
+
+_INT64 = frozenset({
+    FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_UINT64, FieldDescriptor.TYPE_SINT64,
+    FieldDescriptor.TYPE_FIXED64, FieldDescriptor.TYPE_SFIXED64,
+})
+_PLAIN = frozenset({
+    FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_BOOL, FieldDescriptor.TYPE_ENUM,
+    FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_UINT32, FieldDescriptor.TYPE_SINT32,
+    FieldDescriptor.TYPE_FIXED32, FieldDescriptor.TYPE_SFIXED32,
+})
+
+
+def _encode(message: Message) -> dict[str, Any]:
+    plan = _plan(message.DESCRIPTOR)
+    if plan is None:
+        return storage_by_json_mapping(message)
+    return {field.name: plan[field.name](value) for field, value in message.ListFields()}
+
+
+@cache
+def _plan(descriptor: Descriptor) -> dict[str, Write] | None:
+    """How each field of ``descriptor`` is written; ``None`` for a type the plan does not
+    cover (a well-known type other than Timestamp, a floating-point or bytes field), which is
+    then written through the JSON mapping."""
+    if descriptor.full_name.startswith("google.protobuf."):
+        return None
+    plan: dict[str, Write] = {}
+    for field in descriptor.fields:
+        write = _field_write(field)
+        if write is None:
+            return None
+        plan[field.name] = write
+    return plan
+
+
+def _field_write(field: FieldDescriptor) -> Write | None:
+    if field.type == FieldDescriptor.TYPE_MESSAGE and field.message_type.GetOptions().map_entry:
+        key = field.message_type.fields_by_name["key"]
+        value = _value_write(field.message_type.fields_by_name["value"])
+        if value is None or key.type == FieldDescriptor.TYPE_BOOL:
+            return None
+        return lambda entries: {str(k): value(v) for k, v in entries.items()}
+    write = _value_write(field)
+    if write is None:
+        return None
+    if field.is_repeated:
+        item = write
+        return lambda values: [item(v) for v in values]
+    return write
+
+
+def _value_write(field: FieldDescriptor) -> Write | None:
+    if field.type in _PLAIN:
+        return _same
+    if field.type in _INT64:
+        return str
+    if field.type != FieldDescriptor.TYPE_MESSAGE:
+        return None
+    if field.message_type.full_name == TIMESTAMP:
+        return lambda value: format_timestamp(value.seconds, value.nanos)
+    if field.message_type.full_name.startswith("google.protobuf."):
+        return _well_known
+    return _encode
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _well_known(value: Message) -> Any:
+    """Any, Struct, Value, Duration ...: their own JSON form (kept as it is, as before)."""
+    return json_format.MessageToDict(value, preserving_proto_field_name=True, use_integers_for_enums=True)
 
 
 def from_storage(data: dict[str, Any], cls: type[M]) -> M:
