@@ -7,12 +7,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from google.protobuf import json_format
 from google.protobuf.message import Message
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from osac.model import registry
-from osac.store.codec import from_storage, storage_by_json_mapping, to_storage
+from osac.store.codec import from_storage, parse_by_json_mapping, storage_by_json_mapping, to_storage
 from tests.support.messages import messages
 
 CLASSES = sorted({kind.private_class() for kind in registry.KINDS}, key=lambda cls: cls.DESCRIPTOR.full_name)
@@ -26,7 +27,11 @@ def test_storage_form_equals_the_json_mapping(cls: type[Message], data: st.DataO
     stored = to_storage(message)
     expected = storage_by_json_mapping(message)
     assert json.dumps(stored) == json.dumps(expected)
-    assert from_storage(stored, cls) == message
+    parsed = from_storage(stored, cls)
+    assert parsed == message
+    assert parsed.SerializeToString(deterministic=True) == parse_by_json_mapping(stored, cls).SerializeToString(
+        deterministic=True
+    )
 
 
 def test_storage_form_of_a_cluster() -> None:
@@ -51,3 +56,34 @@ def test_a_64_bit_integer_is_stored_as_text() -> None:
     instance = registry.get("bare_metal_instance").private_class()()
     instance.spec.restart_trigger = 2**40
     assert to_storage(instance) == {"spec": {"restart_trigger": str(2**40)}}
+
+
+CLUSTER = registry.get("cluster").private_class()
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"status": {"state": "CLUSTER_STATE_READY"}},  # an enum by name
+        {"metadata": {"creation_timestamp": "2026-11-30T01:40:54Z"}},  # a timestamp in another form
+        {"metadata": {"creation_timestamp": "2026-11-30T02:40:54.5+01:00"}},
+        {"metadata": {"version": "12"}},  # a 32-bit integer as text
+        {"id": "c-1", "written_by_a_newer_server": {"x": 1}, "status": {"later_field": True}},  # unknown names
+        {"metadata": {"labels": {"a": "b"}, "name": None}},  # null: the field's default
+    ],
+    ids=["enum-name", "timestamp-no-fraction", "timestamp-offset", "int32-text", "unknown-fields", "null"],
+)
+def test_other_forms_parse_as_the_json_mapping_parses_them(data: dict) -> None:
+    assert from_storage(data, CLUSTER) == parse_by_json_mapping(data, CLUSTER)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [{"metadata": {"version": 2**40}}, {"status": {"state": [1]}}, {"metadata": {"labels": ["a"]}}],
+    ids=["out-of-range", "list-for-enum", "list-for-map"],
+)
+def test_a_malformed_value_fails_as_the_json_mapping_fails(data: dict) -> None:
+    with pytest.raises(json_format.ParseError):
+        parse_by_json_mapping(data, CLUSTER)
+    with pytest.raises(json_format.ParseError):
+        from_storage(data, CLUSTER)

@@ -132,11 +132,141 @@ def _well_known(value: Message) -> Any:
 
 
 def from_storage(data: dict[str, Any], cls: type[M]) -> M:
-    """Parse a storage dict into ``cls``; unknown fields are kept out silently (newer writers)."""
+    """Parse a storage dict into ``cls``; unknown fields are kept out silently (newer writers).
+    What ``parse_by_json_mapping`` gives, through a plan per message type; a value the plan does
+    not expect (an enum by name, a timestamp in another form) is parsed by the JSON mapping."""
     count_decoded()
+    message = cls()
+    try:
+        _decode(data, message)
+    except (TypeError, ValueError, AttributeError, KeyError):
+        return parse_by_json_mapping(data, cls)
+    return message
+
+
+def parse_by_json_mapping(data: dict[str, Any], cls: type[M]) -> M:
+    """The message of a storage dict through the proto3 JSON mapping, the reference
+    ``from_storage`` equals."""
     message = cls()
     json_format.ParseDict(data, message, ignore_unknown_fields=True)
     return message
+
+
+#: ``read(value, message)``: sets one field of ``message`` from its storage form.
+Read = Callable[[Any, Message], None]
+
+
+def _decode(data: dict[str, Any], message: Message) -> None:
+    plan = _read_plan(message.DESCRIPTOR)
+    if plan is None:
+        json_format.ParseDict(data, message, ignore_unknown_fields=True)
+        return
+    for name, value in data.items():
+        read = plan.get(name)
+        if read is not None and value is not None:
+            read(value, message)
+
+
+@cache
+def _read_plan(descriptor: Descriptor) -> dict[str, Read] | None:
+    """How each field of ``descriptor`` is read, by name; ``None`` for the types ``_plan``
+    leaves to the JSON mapping."""
+    if _plan(descriptor) is None:
+        return None
+    return {field.name: _field_read(field) for field in descriptor.fields}
+
+
+def _field_read(field: FieldDescriptor) -> Read:
+    name = field.name
+    if field.type == FieldDescriptor.TYPE_MESSAGE and field.message_type.GetOptions().map_entry:
+        key_type = field.message_type.fields_by_name["key"].type
+        key = int if key_type in _INT64 or key_type in _PLAIN - {FieldDescriptor.TYPE_STRING} else str
+        value_field = field.message_type.fields_by_name["value"]
+        if value_field.type == FieldDescriptor.TYPE_MESSAGE:
+            fill = _message_fill(value_field)
+
+            def read_message_map(value: Any, message: Message) -> None:
+                entries = getattr(message, name)
+                for k, v in value.items():
+                    fill(v, entries[key(k)])
+
+            return read_message_map
+        convert = _scalar_read(value_field)
+
+        def read_map(value: Any, message: Message) -> None:
+            entries = getattr(message, name)
+            for k, v in value.items():
+                entries[key(k)] = convert(v)
+
+        return read_map
+    if field.type == FieldDescriptor.TYPE_MESSAGE:
+        fill = _message_fill(field)
+        if field.is_repeated:
+
+            def read_items(value: Any, message: Message) -> None:
+                items = getattr(message, name)
+                for item in value:
+                    fill(item, items.add())
+
+            return read_items
+
+        def read_message(value: Any, message: Message) -> None:
+            sub = getattr(message, name)
+            sub.SetInParent()
+            fill(value, sub)
+
+        return read_message
+    convert = _scalar_read(field)
+    if field.is_repeated:
+        return lambda value, message: getattr(message, name).extend([convert(v) for v in value])
+    return lambda value, message: setattr(message, name, convert(value))
+
+
+def _scalar_read(field: FieldDescriptor) -> Callable[[Any], Any]:
+    if field.type in _INT64:
+        return int
+    if field.type == FieldDescriptor.TYPE_BOOL:
+        return _strict(bool)
+    if field.type == FieldDescriptor.TYPE_STRING:
+        return _strict(str)
+    return _integer
+
+
+def _strict(kind: type) -> Callable[[Any], Any]:
+    def read(value: Any) -> Any:
+        if type(value) is not kind:
+            raise TypeError(f"expected {kind.__name__}")
+        return value
+
+    return read
+
+
+def _integer(value: Any) -> int:
+    """An enum or 32-bit integer: a JSON number (an enum's name or a numeric string go to the
+    JSON mapping)."""
+    if type(value) is not int:
+        raise TypeError("expected an integer")
+    return value
+
+
+def _message_fill(field: FieldDescriptor) -> Callable[[Any, Message], None]:
+    full_name = field.message_type.full_name
+    if full_name == TIMESTAMP:
+        return _read_timestamp
+    if full_name.startswith("google.protobuf."):
+        return lambda value, sub: json_format.ParseDict(value, sub, ignore_unknown_fields=True)
+    return _decode
+
+
+def _read_timestamp(value: Any, sub: Message) -> None:
+    """The stored fixed-width form (``format_timestamp``); any other RFC 3339 text through the
+    runtime's own parser."""
+    if type(value) is str and len(value) == 30 and value[19] == "." and value[29] == "Z":
+        moment = datetime.fromisoformat(value[:19]).replace(tzinfo=UTC)
+        sub.seconds = int(moment.timestamp())  # type: ignore[attr-defined]
+        sub.nanos = int(value[20:29])  # type: ignore[attr-defined]
+        return
+    sub.FromJsonString(value)  # type: ignore[attr-defined]
 
 
 def _normalize(message: Message, data: dict[str, Any]) -> None:
