@@ -344,6 +344,12 @@ def by_collection(collection: str) -> Kind:
     raise KeyError(collection)
 
 
+def referring(target: str) -> tuple[tuple[Kind, Reference], ...]:
+    """Every (kind, reference) whose reference names a ``target`` object, in registry order:
+    a virtual network's subnets, security groups and NAT gateways."""
+    return tuple((kind, reference) for kind in KINDS for reference in kind.references if reference.target == target)
+
+
 def lookup(word: str) -> Kind | None:
     """A kind from what a person types: singular or plural, any case, with or without ``_``,
     or a short alias (``get subnets``, ``get ComputeInstance``, ``get vm``)."""
