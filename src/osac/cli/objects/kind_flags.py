@@ -24,7 +24,7 @@ from osac.cli.objects.node_sets import parse_node_set
 from osac.cli.objects.rules import NO_RULES, parse_rule
 from osac.cli.objects.workload_flags import parse_attachment
 from osac.cli.output.fields import descriptor_of, is_map, lookup_field
-from osac.model import registry
+from osac.model import descriptors
 from osac.model.flags import Flag
 from osac.model.kinds import Kind
 
@@ -40,7 +40,8 @@ ENTRY_PARSERS: dict[str, EntryParser] = {"node_set": parse_node_set}
 
 
 def flags_of(kind_name: str) -> tuple[Flag, ...]:
-    return registry.get(kind_name).flags if registry.has(kind_name) else ()
+    kind = descriptors.BY_NAME.get(kind_name)
+    return kind.flags if kind is not None else ()
 
 
 def item_parser(flag: Flag) -> ItemParser | None:
@@ -198,7 +199,7 @@ def _repeated(message: Message, path: str) -> Any:
 
 def flags_help() -> str:
     lines = ["Options per kind (after KIND):"]
-    for kind in registry.KINDS:
+    for kind in descriptors.KINDS:
         if kind.flags:
             lines.append(f"  {kind.name}: " + ", ".join("|".join(flag.options) for flag in kind.flags))
     return "\n".join(lines)
