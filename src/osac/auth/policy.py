@@ -4,7 +4,9 @@ The rules are a table, `KINDS`: for every resource kind, the methods of the publ
 role each needs, and the methods of the private API, all of which need the provider admin role.
 A method absent from both is not offered on that kind at all (LifecycleEvents are read-only for
 everyone, the service writes them). Reading the table answers "can a tenant user delete a subnet?"
-without following branches, and adding a kind is one entry.
+without following branches. A registry kind's row comes from the policy class its descriptor
+names (`GRANTS`), so adding a kind adds nothing here; the rows of what is not a kind (events, the
+simulator) are `SERVICE_METHODS`.
 
 Authorisation does not decide which objects a caller sees: that is tenancy, applied by the store
 through `visible_tenants`. Objects outside the visible tenants must look nonexistent (NOT_FOUND), so
@@ -20,6 +22,8 @@ from enum import Enum
 
 from osac.auth.errors import PermissionDenied
 from osac.auth.subject import SHARED_TENANT, SYSTEM_TENANT, Role, Subject
+from osac.model import registry
+from osac.model.kinds import Policy
 
 DEFAULT_LABEL = "osac.openshift.io/default"
 """Marks a tenant's default networking objects; tenant users may not update or delete them."""
@@ -98,30 +102,28 @@ _PROVIDER_WRITES = {
 _CLUSTER = {**_TENANT_OWNED, Method.GET_KUBECONFIG: Grant.ANY_ROLE, Method.GET_PASSWORD: Grant.ANY_ROLE}
 _STANDARD = frozenset({Method.LIST, Method.GET, Method.CREATE, Method.UPDATE, Method.DELETE, Method.SIGNAL})
 
-KINDS: Mapping[str, KindPolicy] = {
-    "tenant": KindPolicy("Tenant", _PROVIDER_WRITES, _STANDARD),
-    "network_class": KindPolicy("NetworkClass", _READ, _STANDARD),
-    "virtual_network": KindPolicy("VirtualNetwork", _TENANT_OWNED, _STANDARD),
-    "subnet": KindPolicy("Subnet", _TENANT_OWNED, _STANDARD),
-    "security_group": KindPolicy("SecurityGroup", _TENANT_OWNED, _STANDARD),
-    "external_ip_pool": KindPolicy("ExternalIPPool", _READ, _STANDARD),
-    "external_ip": KindPolicy("ExternalIP", _TENANT_OWNED, _STANDARD),
-    "external_ip_attachment": KindPolicy("ExternalIPAttachment", _TENANT_OWNED, _STANDARD),
-    "nat_gateway": KindPolicy("NATGateway", _TENANT_OWNED, _STANDARD),
-    "host_type": KindPolicy("HostType", _PROVIDER_WRITES, _STANDARD),
-    "cluster_template": KindPolicy("ClusterTemplate", _PROVIDER_WRITES, _STANDARD),
-    "cluster": KindPolicy("Cluster", _CLUSTER, _STANDARD),
-    "compute_instance_template": KindPolicy("ComputeInstanceTemplate", _PROVIDER_WRITES, _STANDARD),
-    "instance_type": KindPolicy("InstanceType", _PROVIDER_WRITES, _STANDARD),
-    "compute_instance": KindPolicy("ComputeInstance", _TENANT_OWNED, _STANDARD),
-    "bare_metal_instance": KindPolicy("BareMetalInstance", _TENANT_OWNED, _STANDARD),
-    "hub": KindPolicy("Hub", {}, _STANDARD),
+#: The public grants of each policy class a kind's descriptor names (``Kind.policy``).
+GRANTS: Mapping[Policy, Mapping[Method, Grant]] = {
+    Policy.TENANT_OWNED: _TENANT_OWNED,
+    Policy.TENANT_OWNED_WITH_CREDENTIALS: _CLUSTER,
+    Policy.PROVIDER_WRITES: _PROVIDER_WRITES,
+    Policy.READ_ONLY: _READ,
+    Policy.PRIVATE_ONLY: {},
+}
+
+#: The methods that are not a registry kind's: lifecycle events, the Watch, the simulator.
+SERVICE_METHODS: Mapping[str, KindPolicy] = {
     "lifecycle_event": KindPolicy("LifecycleEvent", _READ, frozenset({Method.LIST, Method.GET})),
     "event": KindPolicy("Event", {Method.WATCH: Grant.ANY_ROLE}, frozenset({Method.WATCH})),
     "simulator": KindPolicy("Simulator", {}, frozenset({Method.CALL})),
     "simulator_fault": KindPolicy(
         "SimulatorFault", {}, frozenset({Method.LIST, Method.CREATE, Method.DELETE})
     ),
+}
+
+KINDS: Mapping[str, KindPolicy] = {
+    **{kind.name: KindPolicy(kind.message, GRANTS[kind.policy], _STANDARD) for kind in registry.KINDS},
+    **SERVICE_METHODS,
 }
 """Snake_case kind name → its methods. Every private method needs the provider admin role."""
 

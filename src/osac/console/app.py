@@ -23,7 +23,7 @@ from starlette.staticfiles import StaticFiles
 
 from osac.auth import errors as auth_errors
 from osac.auth.subject import Role
-from osac.console import pages
+from osac.console import networking, pages
 from osac.console.assets import patternfly_dir
 from osac.console.deps import ConsoleDeps
 from osac.console.live import live_stream, resume_point
@@ -66,6 +66,9 @@ class Console:
         self.patternfly = patternfly_dir()
         self.templates = Environment(loader=FileSystemLoader(HERE / "templates"),
                                      autoescape=select_autoescape(["html"]), trim_blocks=True, lstrip_blocks=True)
+        #: The networking pages come from the networking views, which name their kinds.
+        self.templates.globals.update(network_pages=networking.NETWORK_PAGES,
+                                      network_object_pages=networking.OBJECT_PAGES)
 
     # -- rendering -----------------------------------------------------------------------------
 

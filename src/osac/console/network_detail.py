@@ -23,11 +23,20 @@ from osac.api.public.v1.security_group_type_pb2 import SecurityGroup
 from osac.console.labels import BARE_METAL_STATES, CLUSTER_STATES, COMPUTE_STATES, Label, state_label
 from osac.console.networking import PROTOCOLS
 from osac.console.tables import cel_string
+from osac.model import registry
+from osac.model.kinds import Group
 from osac.services.core.shape import as_kind, id_of, metadata_of, status_of
+
+#: What a virtual network's page lists as its own: the networking kinds referring to it, with the
+#: reference field (``spec.virtual_network``).
+NETWORK_CHILDREN: tuple[tuple[str, str], ...] = tuple(
+    (kind.name, reference.path) for kind, reference in registry.referring("virtual_network")
+    if kind.group is Group.NETWORKING
+)
 
 #: Kinds whose changes alter a networking detail page besides the object itself.
 RELATED_KINDS: dict[str, tuple[str, ...]] = {
-    "virtual_network": ("subnet", "security_group", "nat_gateway"),
+    "virtual_network": tuple(name for name, _ in NETWORK_CHILDREN),
     "subnet": ("compute_instance", "bare_metal_instance", "cluster"),
     "external_ip": ("external_ip_attachment",),
 }

@@ -77,10 +77,10 @@ class Field:
 
 @dataclass(frozen=True)
 class NetworkView:
+    """A networking kind's list and detail pages; their path and names are the kind's
+    descriptor's (``nat-gateways``, ``NAT gateways``, ``NAT gateway``)."""
+
     kind: str
-    collection: str  # the path under /networking/
-    title: str
-    noun: str
     columns: tuple[str, ...]
     row: Callable[[Message, Names], NetRow]
     #: Kinds whose names the rows show: kind name -> how to find the referenced ids in an object.
@@ -94,6 +94,19 @@ class NetworkView:
     links: Mapping[str, tuple[str, Callable[[Message], str]]] = field(default_factory=dict)
     #: The labels of the kind's states (the rows' State cell and the state filter).
     states: Mapping[int, Label] = field(default_factory=lambda: NETWORK_STATES)
+
+    @property
+    def collection(self) -> str:
+        """The path under ``/networking/``."""
+        return registry.get(self.kind).collection.replace("_", "-")
+
+    @property
+    def title(self) -> str:
+        return registry.get(self.kind).title
+
+    @property
+    def noun(self) -> str:
+        return registry.get(self.kind).noun
 
     @property
     def state_names(self) -> dict[str, int]:
@@ -274,20 +287,17 @@ VN_FIELD = Field("virtual_network", "Virtual network", required=True, choices_of
 CIDR_FIELD = Field("ipv4_cidr", "IPv4 CIDR", required=True, placeholder="10.20.0.0/16")
 
 VIEWS: dict[str, NetworkView] = {view.collection: view for view in (
-    NetworkView("virtual_network", "virtual-networks", "Virtual networks", "virtual network",
-                ("Network class", "CIDR"), virtual_network_row,
+    NetworkView("virtual_network", ("Network class", "CIDR"), virtual_network_row,
                 refs={"network_class": _network_class_of},
                 form=(Field("network_class", "Network class (empty: the default)", choices_of="network_class"),
                       CIDR_FIELD),
                 fill=_fill_virtual_network),
-    NetworkView("subnet", "subnets", "Subnets", "subnet",
-                ("Virtual network", "CIDR", "Gateway", "VIP range", "Available addresses"), subnet_row,
+    NetworkView("subnet", ("Virtual network", "CIDR", "Gateway", "VIP range", "Available addresses"), subnet_row,
                 refs={"virtual_network": lambda o: [_subnet_network(o)]},
                 form=(VN_FIELD, Field("ipv4_cidr", "IPv4 CIDR (inside the network's)", required=True,
                                       placeholder="10.20.1.0/24")),
                 fill=_fill_subnet, links=_vn_link(_subnet_network)),
-    NetworkView("security_group", "security-groups", "Security groups", "security group",
-                ("Virtual network", "Inbound rules", "Outbound rules"), security_group_row,
+    NetworkView("security_group", ("Virtual network", "Inbound rules", "Outbound rules"), security_group_row,
                 refs={"virtual_network": lambda o: [_group_network(o)]},
                 form=(VN_FIELD,
                       Field("protocol", "Inbound rule: protocol (empty: no rule)",
@@ -295,17 +305,24 @@ VIEWS: dict[str, NetworkView] = {view.collection: view for view in (
                       Field("ports", "Inbound rule: ports", placeholder="22 or 8000-8080"),
                       Field("source", "Inbound rule: source CIDR", placeholder="0.0.0.0/0")),
                 fill=_fill_security_group, links=_vn_link(_group_network)),
-    NetworkView("external_ip", "external-ips", "External IPs", "external IP",
-                ("Address", "Pool", "Attached to"), external_ip_row,
+    NetworkView("external_ip", ("Address", "Pool", "Attached to"), external_ip_row,
                 refs={"external_ip_pool": _pool_of},
                 form=(Field("pool", "Pool", required=True, choices_of="external_ip_pool"),),
                 fill=_fill_external_ip, also_live=("external_ip_attachment",), states=EXTERNAL_IP_STATES),
-    NetworkView("nat_gateway", "nat-gateways", "NAT gateways", "NAT gateway",
-                ("Virtual network", "External IP"), nat_gateway_row,
+    NetworkView("nat_gateway", ("Virtual network", "External IP"), nat_gateway_row,
                 refs={"virtual_network": lambda o: [_gateway_network(o)],
                       "external_ip": lambda o: [_external_ip_of(o)]},
                 links={**_vn_link(_gateway_network), "External IP": ("external-ips", _external_ip_of)}),
 )}
+
+#: The networking views by kind name.
+VIEWS_BY_KIND: dict[str, NetworkView] = {view.kind: view for view in VIEWS.values()}
+#: The console's networking pages as (path, title), in the navigation's order.
+NETWORK_PAGES: tuple[tuple[str, str], ...] = tuple((f"/networking/{view.collection}", view.title)
+                                                   for view in VIEWS.values())
+#: The page of a networking object by its type name (an event's ``object_type``), without its id.
+OBJECT_PAGES: dict[str, str] = {registry.get(view.kind).message: f"/networking/{view.collection}/"
+                                for view in VIEWS.values()}
 
 #: The targets an external IP attachment names, with the noun the "Attached to" cell shows.
 ATTACHMENT_TARGETS = {"compute_instance": "VM", "cluster": "cluster", "baremetal_instance": "bare metal"}

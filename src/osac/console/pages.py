@@ -383,9 +383,9 @@ async def network_page(visit: Visit) -> Response:
     summary += [(column, cell, href) for column, cell, href in zip(view.columns, row.cells, row.links, strict=True)]
     children = []
     if view.kind == "virtual_network":
-        for collection in ("subnets", "security-groups", "nat-gateways"):
-            child = networking.VIEWS[collection]
-            items = (await visit.reads.all(child.kind, f"this.spec.virtual_network == {cel_string(object_id)}")).items
+        for kind_name, path in network_detail.NETWORK_CHILDREN:
+            child = networking.VIEWS_BY_KIND[kind_name]
+            items = (await visit.reads.all(child.kind, f"this.{path} == {cel_string(object_id)}")).items
             names = await _network_names(visit, child, items)
             children.append((child, [child.build(item, names) for item in items]))
     attached = None

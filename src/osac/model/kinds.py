@@ -10,6 +10,8 @@ from google.protobuf.descriptor import Descriptor, EnumDescriptor
 from google.protobuf.message import Message
 
 from osac.model import protos
+from osac.model.columns import Column
+from osac.model.flags import Flag
 
 
 class Scope(enum.Enum):
@@ -23,6 +25,38 @@ class Scope(enum.Enum):
     SELF = "self"
     #: Internal objects in tenant ``system`` (hubs), private API only.
     SYSTEM = "system"
+
+
+class Group(enum.Enum):
+    """The part of the service a kind belongs to: what the metrics, the console's navigation and
+    the documentation group it under."""
+
+    #: The provider's offer: host types, templates, instance types.
+    CATALOGUE = "catalogue"
+    #: Network classes, networks and everything that routes traffic (networking.md).
+    NETWORKING = "networking"
+    #: What tenants run: clusters, virtual machines, bare-metal instances.
+    WORKLOAD = "workload"
+    #: Tenants themselves.
+    TENANCY = "tenancy"
+    #: The service's own objects (hubs), private API only.
+    SYSTEM = "system"
+
+
+class Policy(enum.Enum):
+    """Who may call the public methods of a kind (api.md §4); every private method needs the
+    provider admin role. ``osac.auth.policy`` turns each class into its grants."""
+
+    #: Tenants create, update and delete their own objects (not those labelled default).
+    TENANT_OWNED = "tenant-owned"
+    #: A tenant-owned workload that also serves its credentials (GetKubeconfig, GetPassword).
+    TENANT_OWNED_WITH_CREDENTIALS = "tenant-owned-with-credentials"
+    #: Everybody reads; only provider admins write.
+    PROVIDER_WRITES = "provider-writes"
+    #: Everybody reads; the public API has no writes (the private API does).
+    READ_ONLY = "read-only"
+    #: No public method at all.
+    PRIVATE_ONLY = "private-only"
 
 
 class Method(enum.Enum):
@@ -65,6 +99,20 @@ class Kind:
     message: str
     service: str
     collection: str
+    #: Where the kind belongs (metrics, console navigation).
+    group: Group = field(kw_only=True)
+    #: What a person calls one object and several (``NAT gateway``, ``NAT gateways``).
+    noun: str = field(kw_only=True)
+    plural: str = field(kw_only=True)
+    #: Who may call its public methods.
+    policy: Policy = field(default=Policy.TENANT_OWNED, kw_only=True)
+    #: A reconciler drives the kind's objects; the controllers refuse to start without one
+    #: registered for it.
+    reconciled: bool = field(default=False, kw_only=True)
+    #: The kind's own columns of ``osac get`` (between the identity and the state columns).
+    columns: tuple[Column, ...] = field(default=(), kw_only=True)
+    #: The kind's own options of ``osac create`` and ``osac edit``.
+    flags: tuple[Flag, ...] = field(default=(), kw_only=True)
     scope: Scope = Scope.TENANT
     flat: bool = False
     public_methods: frozenset[Method] = STANDARD
@@ -77,6 +125,15 @@ class Kind:
     #: String fields that are stored and used but never shown: masked in every answer and
     #: refused in filters (a filter would reveal them one guess at a time).
     write_only: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.has_teardown and not self.reconciled:
+            raise ValueError(f"kind {self.name}: a teardown needs a reconciler (reconciled=True)")
+
+    @property
+    def title(self) -> str:
+        """The plural as a heading: ``NAT gateways``, ``External IPs``."""
+        return self.plural[:1].upper() + self.plural[1:]
 
     @property
     def table(self) -> str:

@@ -24,23 +24,14 @@ from osac.controllers.clusters.cluster import (
     ClusterReconciler,
 )
 from osac.controllers.compute.compute_instance import ComputeControllerContext, ComputeInstanceReconciler
+from osac.controllers.kinds import RECONCILERS, Contexts, build_reconcilers
 from osac.controllers.networking import metrics as networking_metrics
 from osac.controllers.networking import orphan_sweep
-from osac.controllers.networking.external_ip import ExternalIPReconciler
-from osac.controllers.networking.external_ip_attachment import ExternalIPAttachmentReconciler
-from osac.controllers.networking.external_ip_pool import ExternalIPPoolReconciler
-from osac.controllers.networking.nat_gateway import NATGatewayReconciler
-from osac.controllers.networking.network_class import NetworkClassReconciler
 from osac.controllers.networking.provisioning import NetworkingContext
-from osac.controllers.networking.security_group import SecurityGroupReconciler
-from osac.controllers.networking.subnet import SubnetReconciler
-from osac.controllers.networking.virtual_network import VirtualNetworkReconciler
 from osac.controllers.runtime.manager import ControllerManager, Reconciler
-from osac.controllers.tenancy.tenant import TenantReconciler
 from osac.controllers.workloads import metrics as workload_metrics
 from osac.controllers.workloads.passes import enqueue_notices, follow_provider
 from osac.model import registry
-from osac.services.core.catalog import Services
 from osac.status.clusters.derivation import StallThresholds
 from osac.status.clusters.thresholds import parse_threshold
 from osac.store.leases import DatabaseLeaseStore
@@ -50,32 +41,6 @@ if TYPE_CHECKING:
     from osac.server.app import Application
 
 log = logging.getLogger(__name__)
-
-
-def reconcilers(
-    services: Services, networking: NetworkingContext, clusters: ClusterControllerContext | None = None,
-    compute: ComputeControllerContext | None = None,
-    bare_metal: BareMetalControllerContext | None = None,
-) -> list[Reconciler]:
-    """One reconciler per kind that has infrastructure or derived status behind it."""
-    found: list[Reconciler] = [
-        TenantReconciler(services),
-        NetworkClassReconciler(services, networking),
-        VirtualNetworkReconciler(services, networking),
-        SubnetReconciler(services, networking),
-        SecurityGroupReconciler(services, networking),
-        ExternalIPPoolReconciler(services, networking),
-        ExternalIPReconciler(services, networking),
-        ExternalIPAttachmentReconciler(services, networking),
-        NATGatewayReconciler(services, networking),
-    ]
-    if clusters is not None:
-        found.append(ClusterReconciler(services, clusters))
-    if compute is not None:
-        found.append(ComputeInstanceReconciler(services, compute))
-    if bare_metal is not None:
-        found.append(BareMetalInstanceReconciler(services, bare_metal))
-    return found
 
 
 def change_references(found: Iterable[Reconciler]) -> References:
@@ -132,7 +97,8 @@ async def start_controllers(application: Application) -> ControllerManager:
             networking=networking,
             settings=BareMetalSettings.from_config(application.settings.config),
         )
-    found = reconcilers(application.services, networking, cluster_context, compute_context, bare_metal_context)
+    found = build_reconcilers(RECONCILERS, Contexts(application.services, networking, cluster_context, compute_context,
+                                                    bare_metal_context))
     manager = ControllerManager(
         found,
         feed=StoreChangeFeed(store, application.wakeup, references=change_references(found)),

@@ -22,9 +22,10 @@ from osac.cli.connection.shape import id_of, metadata_of, set_id
 from osac.cli.errors import ApiError, CliError
 from osac.cli.objects.changes import changed_paths, edit_text
 from osac.cli.objects.inputs import Document, LabelChanges, apply_assignment, parse_object, parse_yaml_object
-from osac.cli.objects.kind_flags import KindFlag, apply_kind_flags, check_mutable
+from osac.cli.objects.kind_flags import apply_kind_flags, check_mutable
 from osac.cli.objects.kinds import describe_object, plural_words, resolve_kind, write_is_private
 from osac.cli.output.render import as_yaml, to_dict
+from osac.model.flags import Flag
 from osac.model.kinds import Kind, Method
 
 #: Read-modify-write attempts of ``label`` when another writer changes the object in between.
@@ -44,7 +45,7 @@ class Overrides:
     tenant: str | None = None
     labels: dict[str, str] = field(default_factory=dict)
     assignments: list[tuple[str, str]] = field(default_factory=list)
-    kind_flags: list[tuple[KindFlag, str]] = field(default_factory=list)
+    kind_flags: list[tuple[Flag, str]] = field(default_factory=list)
 
     def apply(self, obj: Message) -> None:
         metadata = metadata_of(obj)
@@ -135,7 +136,7 @@ def edit_object(
     client: KindClient,
     word: str,
     assignments: list[tuple[str, str]],
-    kind_flags: list[tuple[KindFlag, str]] | None = None,
+    kind_flags: list[tuple[Flag, str]] | None = None,
 ) -> Edit:
     """Change the object ``word`` names, by ``assignments`` and per-kind flags (a list a flag
     names is replaced by the flag's items) or else in ``$EDITOR``, and send an Update of the

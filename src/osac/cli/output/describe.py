@@ -39,6 +39,7 @@ from osac.cli.output.fields import (
     value_at,
 )
 from osac.cli.output.render import EMPTY, age, state_label, table_lines, to_dict
+from osac.model import registry
 from osac.model.kinds import Kind
 
 INDENT = "  "
@@ -107,10 +108,9 @@ INTERFACES: dict[str, str] = {
     "bare_metal_instance": "status.network_attachment_statuses",
 }
 
-#: A row naming the objects of some kinds referring to this one: an external IP's one consumer.
-REFERRER_ROWS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "external_ip": ("Consumer", ("external_ip_attachment", "nat_gateway")),
-}
+#: A row naming the objects referring to this one (the kinds whose descriptors reference it): an
+#: external IP's one consumer, an external IP attachment or a NAT gateway.
+REFERRER_ROWS: dict[str, str] = {"external_ip": "Consumer"}
 
 #: The field that says most about an object in a list of references (beside its state).
 SUMMARIES: dict[str, str] = {
@@ -198,8 +198,9 @@ def _details(kind: Kind, obj: Message, referrers: Sequence[Link]) -> list[str]:
         if addresses:
             rows.append(_row("External IP", ", ".join(addresses)))
     if kind.name in REFERRER_ROWS:
-        label, kinds = REFERRER_ROWS[kind.name]
+        kinds = {other.name for other, _ in registry.referring(kind.name)}
         users = [link for link in referrers if link.kind.name in kinds]
+        label = REFERRER_ROWS[kind.name]
         rows.append(_row(label, ", ".join(_link_name(link) + f" ({_link_state(link)})" for link in users) or "none"))
     return rows
 

@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 from prometheus_client import Counter, Gauge, Histogram
 
 from osac.model import registry
+from osac.model.kinds import Group
 from osac.providers.interfaces import ProviderError, TerminalProviderError
 from osac.store.objects import Store
 from osac.tasks import raise_if_cancelled
@@ -87,11 +88,8 @@ NETWORKING_OBJECTS = Gauge(
     ["type", "state"],
 )
 
-#: The kinds ``osac_networking_objects`` counts (networking.md §3.2).
-NETWORKING_KINDS = (
-    "network_class", "virtual_network", "subnet", "security_group",
-    "external_ip_pool", "external_ip", "external_ip_attachment", "nat_gateway",
-)
+#: The kinds ``osac_networking_objects`` counts (networking.md §3.2): the networking group's.
+NETWORKING_KINDS = tuple(kind.name for kind in registry.KINDS if kind.group is Group.NETWORKING)
 
 
 def remove_series(gauge: Gauge, *labels: str) -> None:

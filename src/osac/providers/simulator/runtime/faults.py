@@ -16,6 +16,7 @@ call names (a VN, subnet, SG, EIP, attachment or gateway id; for a network attac
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,7 +29,12 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from osac.clock import Clock
 from osac.model.ids import new_id
-from osac.providers.interfaces import TerminalProviderError, TransientProviderError
+from osac.providers.interfaces import (
+    FabricManager,
+    K8sNetworkManager,
+    TerminalProviderError,
+    TransientProviderError,
+)
 from osac.providers.simulator.runtime.schema import sim_faults
 from osac.providers.simulator.runtime.step_timing import stable_fraction
 from osac.providers.simulator.runtime.times import from_db, to_db
@@ -40,26 +46,18 @@ _AIMED_AT = (select(sim_faults)
                     sim_faults.c.target_id.in_([bindparam("target_id"), bindparam("any")]))
              .order_by(sim_faults.c.created_at, sim_faults.c.id))
 
-#: Methods of the fabric manager a fabric fault can name.
-FABRIC_OPERATIONS = (
-    "create_virtual_network",
-    "delete_virtual_network",
-    "create_subnet",
-    "delete_subnet",
-    "apply_security_group",
-    "delete_security_group",
-    "allocate_external_ip",
-    "release_external_ip",
-    "create_external_ip_attachment",
-    "delete_external_ip_attachment",
-    "create_nat_gateway",
-    "delete_nat_gateway",
-    "create_network_attachment",
-    "delete_network_attachment",
-    "query_dhcp_lease",
-)
+
+
+def _operations(manager: type) -> tuple[str, ...]:
+    """The methods of a manager Protocol that act on the fabric: every coroutine but ``describe``."""
+    return tuple(name for name, value in vars(manager).items()
+                 if inspect.iscoroutinefunction(value) and name != "describe")
+
+
+#: Methods of the fabric manager a fabric fault can name (``FabricManager``'s, in its order).
+FABRIC_OPERATIONS = _operations(FabricManager)
 #: Methods of the k8s network manager a fabric fault can name.
-K8S_OPERATIONS = ("create_subnet_overlay", "delete_subnet_overlay")
+K8S_OPERATIONS = _operations(K8sNetworkManager)
 OPERATIONS = FABRIC_OPERATIONS + K8S_OPERATIONS
 
 TARGET_KINDS = ("cluster", "compute_instance", "host", "fabric", "subnet", "host_interface")
