@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from google.protobuf.message import Message
 from starlette.requests import Request
@@ -29,6 +29,7 @@ from osac.api.public.v1.cluster_template_type_pb2 import ClusterTemplate
 from osac.api.public.v1.cluster_type_pb2 import Cluster
 from osac.api.public.v1.compute_instance_type_pb2 import ComputeInstance
 from osac.api.public.v1.external_ip_attachment_type_pb2 import ExternalIPAttachment
+from osac.api.public.v1.host_type_type_pb2 import HostType
 from osac.auth import policy
 from osac.console import (
     catalogue,
@@ -505,8 +506,9 @@ async def create_vm(visit: Visit) -> Response:
         vm.spec.instance_type = form["instance_type"]
     vm.spec.auto_external_ip_attachment = form.get("external_access") == "on"
     subnet, groups = network_choice.chosen(form)
-    if groups and not subnet:
-        return await vm_form(visit, "subnet: choose the subnet the chosen security groups apply to", form, 400)
+    refusal = network_choice.missing_subnet(subnet, groups)
+    if refusal:
+        return await vm_form(visit, refusal, form, 400)
     if subnet:
         vm.spec.compute_network_attachments.add(subnet=subnet, security_groups=groups, primary=True)
     try:
@@ -522,18 +524,26 @@ async def _cluster_templates(visit: Visit) -> list[ClusterTemplate]:
     return sorted(templates, key=lambda t: t.metadata.name)
 
 
-def _template_named(templates: list[ClusterTemplate], wanted: str) -> ClusterTemplate:
-    """The template a form names (name or id); the first when it names none.
+Offered = TypeVar("Offered", ClusterTemplate, HostType)
 
-    :raises NotFound: as the API says it of a template the caller does not see."""
-    if not templates:
-        raise NotFound("no cluster templates are offered yet; a provider admin creates them")
+
+def _offered_named(offered: list[Offered], wanted: str, kind: str, noun: str) -> Offered:
+    """The catalogue object a form names (name or id) among those offered; the first when it
+    names none.
+
+    :raises NotFound: as the API says it of an object the caller does not see."""
+    if not offered:
+        raise NotFound(f"no {noun} are offered yet; a provider admin creates them")
     if not wanted:
-        return templates[0]
-    for template in templates:
-        if wanted in (template.id, template.metadata.name):
-            return template
-    raise NotFound(f"ClusterTemplate '{wanted}' not found")
+        return offered[0]
+    for item in offered:
+        if wanted in (item.id, item.metadata.name):
+            return item
+    raise NotFound(f"{kind} '{wanted}' not found")
+
+
+def _template_named(templates: list[ClusterTemplate], wanted: str) -> ClusterTemplate:
+    return _offered_named(templates, wanted, "ClusterTemplate", "cluster templates")
 
 
 async def cluster_form(visit: Visit, error: str = "", values: dict[str, str] | None = None,
@@ -576,12 +586,22 @@ async def create_cluster(visit: Visit) -> Response:
     return _back(f"/clusters/{id_of(created)}", f"Cluster {cluster.metadata.name} created")
 
 
+async def _bare_metal_host_types(visit: Visit) -> list[HostType]:
+    """The bare-metal host types (with a ``lifecycle`` interface) the caller sees, by name."""
+    found = [as_kind(t, HostType) for t in (await visit.reads.all("host_type")).items if is_bare_metal(t)]
+    return sorted(found, key=lambda t: t.metadata.name)
+
+
 async def bare_metal_form(visit: Visit, error: str = "", values: dict[str, str] | None = None,
                           status: int = 200) -> Response:
-    host_types = sorted(metadata_of(t).name for t in (await visit.reads.all("host_type")).items
-                        if is_bare_metal(t))
-    return _form_page(visit, "baremetal_new.html", "Create a bare-metal instance", error, values, status,
-                      host_types=_options(host_types))
+    host_types = await _bare_metal_host_types(visit)
+    chosen = _offered_named(host_types, (values or {}).get("host_type") or
+                            visit.request.query_params.get("host_type", ""), "HostType", "bare-metal host types")
+    return _form_page(visit, "baremetal_new.html", "Create a bare-metal instance", error,
+                      values if values is not None else {"host_type": chosen.metadata.name}, status,
+                      host_types=_options([t.metadata.name for t in host_types]), chosen=chosen,
+                      interfaces=network_choice.interface_options(chosen),
+                      network=await network_choice.network_choices(visit.reads, visit.is_admin))
 
 
 async def new_bare_metal(visit: Visit) -> Response:
@@ -589,8 +609,10 @@ async def new_bare_metal(visit: Visit) -> Response:
 
 
 async def create_bare_metal(visit: Visit) -> Response:
-    """A bare-metal instance of a host type; omitted network attachments are the tenant's defaults
-    (the server fills them in), external access in the same call when the box is ticked."""
+    """A bare-metal instance of a host type; a chosen subnet is one primary attachment with the
+    chosen security groups on the chosen interface (empty: the host type's first ``fabric``
+    one), nothing chosen the tenant's defaults (the server fills them in); external access in
+    the same call when the box is ticked."""
     form = await _form(visit)
     service = visit.reads.deps.services["bare_metal_instance"]
     bmi = as_kind(_new_from_form(service, form), PrivateBareMetalInstance)
@@ -600,11 +622,18 @@ async def create_bare_metal(visit: Visit) -> Response:
         bmi.spec.image.source_ref = form["image"].strip()
     bmi.spec.ssh_public_key = form.get("ssh_public_key", "").strip()
     bmi.spec.auto_external_ip_attachment = form.get("external_access") == "on"
+    subnet, groups = network_choice.chosen(form)
+    interface = form.get(network_choice.INTERFACE_FIELD, "").strip()
+    refusal = network_choice.missing_subnet(subnet, groups, interface)
+    if refusal:
+        return await bare_metal_form(visit, refusal, form, 400)
+    if subnet:
+        bmi.spec.network_attachments.add(subnet=subnet, security_groups=groups, interface=interface, primary=True)
     try:
         created = await service.create(visit.caller, bmi)
     except ServiceError as error:
         return await bare_metal_form(visit, error.message, form, error.http_status)
-    return _back(f"/baremetal-instances/{id_of(created)}", "Bare-metal instance created")
+    return _back(f"/baremetal-instances/{id_of(created)}", f"Bare-metal instance {bmi.metadata.name} created")
 
 
 # -- admin lists -----------------------------------------------------------------------------------
