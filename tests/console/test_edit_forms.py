@@ -98,3 +98,77 @@ def test_the_bare_metal_form_attaches_the_chosen_subnet_security_group_and_inter
     while site.acme.get(f"{BMIS}/{bmi_id}").status_code != 404:
         assert time.monotonic() < deadline, "the bare-metal instance was never archived"
         time.sleep(0.1)
+
+
+def rules_of(site: Site, group: str) -> tuple[list[Any], list[Any]]:
+    spec = site.acme.get(f"{PUBLIC}/security_groups/{group}").json()["spec"]
+    return spec.get("ingress", []), spec.get("egress", [])
+
+
+def test_a_security_group_s_rules_are_added_and_removed_on_its_page(site: Site, browser: Browser) -> None:
+    network = named(site, "virtual_networks", "default")["id"]
+    ssh = {"protocol": "PROTOCOL_TCP", "port_from": 22, "port_to": 22, "ipv4_cidr": "0.0.0.0/0"}
+    group = made_ready(site, "security_groups", "edit-sg", {"virtual_network": network, "ingress": [ssh]},
+                       "SECURITY_GROUP_STATE_READY")
+    page = signed_in(browser, site.server, "tenant-admin", "acme", "alice")
+    url = f"{site.server.url}/networking/security-groups/{group}"
+    page.goto(url)
+    add = page.locator("[data-testid=add-rule]")
+
+    # The server validates the new list and names the rule's field; the form is kept.
+    page.select_option("#direction", "ingress")
+    page.select_option("#protocol", "tcp")
+    page.fill("#ports", "70000")
+    page.fill("#peer", "10.0.0.0/8")
+    with page.expect_response(lambda r: r.request.method == "POST") as answer:
+        add.locator("button:has-text('Add rule')").click()
+    assert answer.value.status == 400
+    expect(page.locator("[data-testid=error]")).to_have_text(
+        "spec.ingress[1]: PROTOCOL_TCP ports must satisfy 1 <= port_from <= port_to <= 65535 (got 70000-70000)")
+    expect(page.locator("#ports")).to_have_value("70000")
+    expect(page.locator("#peer")).to_have_value("10.0.0.0/8")
+    assert rules_of(site, group) == ([ssh], [])
+
+    page.select_option("#direction", "egress")
+    page.select_option("#protocol", "udp")
+    page.fill("#ports", "53")
+    page.fill("#peer", "10.0.0.53/32")
+    add.locator("button:has-text('Add rule')").click()
+    expect(page.locator("[role=status]")).to_have_text("Rule added: Outbound UDP 53 to 10.0.0.53/32")
+    dns = {"protocol": "PROTOCOL_UDP", "port_from": 53, "port_to": 53, "ipv4_cidr": "10.0.0.53/32"}
+    assert rules_of(site, group) == ([ssh], [dns])
+    assert cells(page, "[data-testid=rules] tbody tr") == [["Inbound", "TCP", "22", "0.0.0.0/0", "Remove"],
+                                                           ["Outbound", "UDP", "53", "10.0.0.53/32", "Remove"]]
+    expect(page.locator("#ports")).to_have_value("")  # a new, empty form after an edit
+
+    page.click("button[aria-label='Remove Inbound TCP 22 from 0.0.0.0/0']")
+    expect(page.locator("[role=status]")).to_have_text("Rule removed: Inbound TCP 22 from 0.0.0.0/0")
+    assert rules_of(site, group) == ([], [dns])
+    expect(page.locator("[data-testid=rules] tbody tr")).to_have_count(1)
+
+    # Someone else changes the rules: the open page shows them, pushed by the change stream; a
+    # remove sent by a page read before the change removes nothing.
+    token = str(page.locator("input[name=csrf]").first.get_attribute("value"))
+    icmp = {"protocol": "PROTOCOL_ICMP", "ipv4_cidr": "0.0.0.0/0"}
+    changed = site.acme.patch(f"{PUBLIC}/security_groups/{group}", params={"update_mask": "spec.egress"},
+                              json={"spec": {"egress": [icmp, dns]}})
+    assert changed.status_code == 200, changed.text
+    expect(page.locator("[data-testid=rules] tbody tr td:nth-child(2)")).to_have_text(["ICMP", "UDP"], timeout=20_000)
+    stale = page.request.post(f"{url}/rules/remove", form={"csrf": token, "direction": "egress", "index": "0",
+                                                          "rule": "Outbound UDP 53 to 10.0.0.53/32"})
+    assert stale.status == 409
+    assert ("rule: &#39;Outbound UDP 53 to 10.0.0.53/32&#39; is no longer rule 0 of the group&#39;s outbound rules "
+            "(they changed since the page was read); the page shows them now") in stale.text()
+    assert rules_of(site, group) == ([], [icmp, dns])
+
+    # Another tenant: not found, for the page and for an edit posted with its own session's token.
+    beta = signed_in(browser, site.server, "tenant-admin", "beta", "bob")
+    response = beta.goto(url)
+    assert response is not None and response.status == 404
+    beta.goto(f"{site.server.url}/networking/security-groups")
+    token = beta.locator("input[name=csrf]").first.get_attribute("value")
+    posted = beta.request.post(f"{url}/rules", form={"csrf": str(token), "direction": "ingress", "protocol": "all"})
+    assert posted.status == 404 and f"SecurityGroup &#39;{group}&#39; not found" in posted.text()
+    posted = page.request.post(f"{url}/rules", form={"direction": "ingress", "protocol": "all"})  # no CSRF token
+    assert posted.status == 403
+    assert rules_of(site, group) == ([], [icmp, dns])

@@ -26,6 +26,7 @@ from osac.auth.subject import Role
 from osac.console import pages
 from osac.console.assets import patternfly_dir
 from osac.console.deps import ConsoleDeps
+from osac.console.edits import security_rules
 from osac.console.live import live_stream, resume_point
 from osac.console.oidc import COOKIE as OIDC_COOKIE
 from osac.console.oidc import PENDING_TTL, OidcSignIn, SignInRefused
@@ -295,6 +296,8 @@ def build_console(deps: ConsoleDeps) -> Starlette:
         Route("/baremetal-instances/{id}/delete", page(pages.confirm_delete), methods=["GET"]),
         Route("/baremetal-instances/{id}/delete", page(pages.delete_object), methods=["POST"]),
         Route("/baremetal-instances/{id}/{action}", page(pages.bare_metal_action), methods=["POST"]),
+        Route("/networking/{collection}/{id}/rules", page(security_rules.add_rule), methods=["POST"]),
+        Route("/networking/{collection}/{id}/rules/remove", page(security_rules.remove_rule), methods=["POST"]),
         Route("/networking/{collection}", page(pages.network_list), methods=["GET"]),
         Route("/networking/{collection}/new", page(pages.new_network), methods=["GET"]),
         Route("/networking/{collection}/new", page(pages.create_network), methods=["POST"]),

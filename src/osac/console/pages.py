@@ -365,16 +365,18 @@ async def create_network(visit: Visit) -> Response:
         await service.create(visit.caller, obj)
     except ServiceError as error:
         return await network_form(visit, error.message, form, error.http_status)
-    return _back(f"/networking/{view.collection}", f"{view.noun[:1].upper()}{view.noun[1:]} {metadata_of(obj).name} created")
+    return back_to(f"/networking/{view.collection}", f"{view.noun[:1].upper()}{view.noun[1:]} {metadata_of(obj).name} created")
 
 
 # -- details ---------------------------------------------------------------------------------------
 
 
-async def network_page(visit: Visit) -> Response:
+async def network_page(visit: Visit, error: str = "", values: dict[str, str] | None = None,
+                       status: int = 200) -> Response:
     """A networking object: its cells as in the list (references linked), state and message,
     what belongs to it (a network's subnets, groups and NAT gateways; a subnet's workloads; a
-    group's rules) as the caller's own reads find them, and its events."""
+    group's rules, with their edit form) as the caller's own reads find them, and its events;
+    again with an edit's refusal and the values entered."""
     view = _network_view(visit)
     object_id = visit.request.path_params["id"]
     events = await visit.reads.events(f"this.object_id == {cel_string(object_id)}", newest=10)
@@ -402,10 +404,12 @@ async def network_page(visit: Visit) -> Response:
                       rules=network_detail.rule_rows(obj) if view.kind == "security_group" else None,
                       conditions=conditions, created=clusters.Moment.of(created, visit.now),
                       can_delete=visit.allows(view.kind, Method.DELETE, obj),
+                      can_edit_rules=view.kind == "security_group" and visit.allows(view.kind, Method.UPDATE, obj),
+                      error=error, values=values or {}, protocols=[(p, p.upper()) for p in networking.PROTOCOL_NUMBERS],
                       events=[_event_row(e, visit.now) for e in events.items], revision=events.revision,
                       object_id=object_id, shown_version=row.version, live_kinds=(view.kind,),
                       related_kinds=network_detail.RELATED_KINDS.get(view.kind, ()),
-                      notice=visit.request.query_params.get("notice"))
+                      notice=None if error else visit.request.query_params.get("notice"), status=status)
 
 
 async def cluster_page(visit: Visit) -> Response:
@@ -515,7 +519,7 @@ async def create_vm(visit: Visit) -> Response:
         created = await service.create(visit.caller, vm)
     except ServiceError as error:
         return await vm_form(visit, error.message, form, error.http_status)
-    return _back(f"/compute-instances/{id_of(created)}", "Virtual machine created")
+    return back_to(f"/compute-instances/{id_of(created)}", "Virtual machine created")
 
 
 async def _cluster_templates(visit: Visit) -> list[ClusterTemplate]:
@@ -583,7 +587,7 @@ async def create_cluster(visit: Visit) -> Response:
         created = await service.create(visit.caller, cluster)
     except ServiceError as error:
         return await cluster_form(visit, error.message, form, error.http_status)
-    return _back(f"/clusters/{id_of(created)}", f"Cluster {cluster.metadata.name} created")
+    return back_to(f"/clusters/{id_of(created)}", f"Cluster {cluster.metadata.name} created")
 
 
 async def _bare_metal_host_types(visit: Visit) -> list[HostType]:
@@ -633,7 +637,7 @@ async def create_bare_metal(visit: Visit) -> Response:
         created = await service.create(visit.caller, bmi)
     except ServiceError as error:
         return await bare_metal_form(visit, error.message, form, error.http_status)
-    return _back(f"/baremetal-instances/{id_of(created)}", f"Bare-metal instance {bmi.metadata.name} created")
+    return back_to(f"/baremetal-instances/{id_of(created)}", f"Bare-metal instance {bmi.metadata.name} created")
 
 
 # -- admin lists -----------------------------------------------------------------------------------
@@ -710,7 +714,7 @@ async def scale_cluster(visit: Visit) -> Response:
     node_sets[key].size = int(size_text)
     await service.update(visit.caller, stored, ["spec.node_sets"], lock=True)
     notice = f"Node set {key}: desired size {size_text} (was {before})"
-    return _back(f"/clusters/{cluster_id}", notice)
+    return back_to(f"/clusters/{cluster_id}", notice)
 
 
 async def confirm_delete(visit: Visit) -> Response:
@@ -725,7 +729,7 @@ async def delete_object(visit: Visit) -> Response:
     kind, collection, _ = _kind_of(visit)
     object_id = visit.request.path_params["id"]
     await visit.reads.deps.services[kind].delete(visit.caller, object_id)
-    return _back(f"/{collection}" if collection.startswith("networking/") else f"/{collection}/{object_id}",
+    return back_to(f"/{collection}" if collection.startswith("networking/") else f"/{collection}/{object_id}",
                  "Deletion requested")
 
 
@@ -751,7 +755,7 @@ async def vm_action(visit: Visit) -> Response:
         await service.update(visit.caller, stored, ["spec.restart_requested_at"], lock=False)
     else:
         raise NotFound(f"no action '{action}'; use start, stop or restart")
-    return _back(f"/compute-instances/{vm_id}", f"{action.capitalize()} requested")
+    return back_to(f"/compute-instances/{vm_id}", f"{action.capitalize()} requested")
 
 
 async def bare_metal_action(visit: Visit) -> Response:
@@ -769,7 +773,7 @@ async def bare_metal_action(visit: Visit) -> Response:
         await service.update(visit.caller, stored, ["spec.restart_trigger"], lock=False)
     else:
         raise NotFound(f"no action '{action}'; use start, stop or restart")
-    return _back(f"/baremetal-instances/{bmi_id}", f"{action.capitalize()} requested")
+    return back_to(f"/baremetal-instances/{bmi_id}", f"{action.capitalize()} requested")
 
 
 #: The deletable kinds by the first part(s) of their console path, with their list's path and noun.
@@ -788,7 +792,7 @@ def _kind_of(visit: Visit) -> tuple[str, str, str]:
     raise NotFound(f"nothing to delete at /{path}")
 
 
-def _back(path: str, notice: str) -> Response:
+def back_to(path: str, notice: str) -> Response:
     from urllib.parse import urlencode
 
     return RedirectResponse(f"{path}?{urlencode({'notice': notice})}", status_code=303)
