@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from starlette.responses import Response
 
 from osac.api.private.v1.security_group_type_pb2 import SecurityGroup
+from osac.api.private.v1.security_rule_type_pb2 import SecurityRule
 from osac.console import networking, pages
 from osac.console.security import form_fields
 from osac.services.core.errors import Aborted, InvalidArgument, NotFound, ServiceError
