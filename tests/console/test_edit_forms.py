@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.console.conftest import CHROMIUM, PUBLIC, chromium_available
+from tests.console.conftest import CHROMIUM, PRIVATE, PUBLIC, chromium_available
 from tests.console.fleet import wait_for
 from tests.console.two_tenants import Site, cells, signed_in, two_tenant_site
 
@@ -172,3 +172,94 @@ def test_a_security_group_s_rules_are_added_and_removed_on_its_page(site: Site, 
     posted = page.request.post(f"{url}/rules", form={"direction": "ingress", "protocol": "all"})  # no CSRF token
     assert posted.status == 403
     assert rules_of(site, group) == ([], [icmp, dns])
+
+
+def test_a_provider_admin_edits_host_types_and_network_classes_and_a_tenant_gets_not_found(
+        site: Site, browser: Browser) -> None:
+    private = site.admin
+    admin = signed_in(browser, site.server, "provider-admin", "", "root")
+
+    made = private.post(f"{PRIVATE}/host_types", json={"metadata": {"name": "bm-edit"}, "title": "Edit me",
+                                                      "interfaces": [{"name": "eno1", "role": "lifecycle"},
+                                                                     {"name": "ens1f0", "role": "fabric"}]})
+    assert made.status_code == 200, made.text
+    host_type = made.json()["id"]
+    admin.goto(f"{site.server.url}/admin/host-types")
+    admin.click("a[aria-label='Edit bm-edit']")
+    expect(admin).to_have_url(f"{site.server.url}/admin/host-types/{host_type}")
+    expect(admin.locator("#title")).to_have_value("Edit me")
+    expect(admin.locator("#interfaces")).to_have_value("eno1 lifecycle\nens1f0 fabric")
+
+    admin.fill("#title", "GPU server")
+    admin.fill("#description", "Eight GPUs, two fabric ports.")
+    admin.fill("#interfaces", "eno1 lifecycle PXE\nens1f0 fabric Port 0\nens1f0 fabric Port 1")  # a name twice
+    with admin.expect_response(lambda r: r.request.method == "POST") as answer:
+        admin.click("button:has-text('Save')")
+    assert answer.value.status == 400
+    expect(admin.locator("[data-testid=error]")).to_have_text(
+        "interfaces[2].name: interface 'ens1f0' is already defined by interfaces[1]")
+    expect(admin.locator("#title")).to_have_value("GPU server")
+    assert private.get(f"{PRIVATE}/host_types/{host_type}").json()["title"] == "Edit me"  # nothing stored
+
+    admin.fill("#interfaces", "eno1 lifecycle PXE\nens1f0 fabric Port 0\nens1f1 fabric Port 1")
+    admin.click("button:has-text('Save')")
+    expect(admin.locator("[role=status]")).to_have_text("Host type bm-edit saved")
+    stored = private.get(f"{PRIVATE}/host_types/{host_type}").json()
+    assert (stored["title"], stored["description"]) == ("GPU server", "Eight GPUs, two fabric ports.")
+    assert stored["interfaces"] == [{"name": "eno1", "role": "lifecycle", "description": "PXE"},
+                                    {"name": "ens1f0", "role": "fabric", "description": "Port 0"},
+                                    {"name": "ens1f1", "role": "fabric", "description": "Port 1"}]
+    row = admin.locator(f"[data-testid=host-types] tr[data-object-id='{host_type}']")
+    expect(row.locator("td[data-label=Title]")).to_have_text("GPU server")
+    expect(row.locator("td[data-label=Interfaces]")).to_have_text("eno1 (lifecycle), ens1f0 (fabric), ens1f1 (fabric)")
+
+    # An edit made meanwhile is not overwritten by a page read before it.
+    admin.goto(f"{site.server.url}/admin/host-types/{host_type}")
+    assert private.patch(f"{PRIVATE}/host_types/{host_type}", json={"title": "Changed meanwhile"}).status_code == 200
+    admin.fill("#title", "Stale")
+    with admin.expect_response(lambda r: r.request.method == "POST") as answer:
+        admin.click("button:has-text('Save')")
+    assert answer.value.status == 409
+    expect(admin.locator("[data-testid=error]")).to_contain_text("version conflict")
+    assert private.get(f"{PRIVATE}/host_types/{host_type}").json()["title"] == "Changed meanwhile"
+
+    [cls] = private.get(f"{PRIVATE}/network_classes").json()["items"]
+    admin.goto(f"{site.server.url}/admin/network-classes/{cls['id']}")
+    expect(admin.locator("#is_default")).to_be_checked()
+    expect(admin.locator("#virtual_network_ipv4_cidr")).to_have_value("10.0.0.0/16")
+    admin.fill("#vip_prefix_length", "31")
+    with admin.expect_response(lambda r: r.request.method == "POST") as answer:
+        admin.click("button:has-text('Save')")
+    assert answer.value.status == 400
+    expect(admin.locator("[data-testid=error]")).to_have_text(
+        "spec.vip_prefix_length: 31 is out of range; use 0 (= 28) or 1-30 (the VIP range must hold a cluster's two VIPs)")
+    expect(admin.locator("#vip_prefix_length")).to_have_value("31")
+    admin.uncheck("#is_default")
+    admin.fill("#vip_prefix_length", "27")
+    admin.click("button:has-text('Save')")
+    expect(admin.locator("[data-testid=error]")).to_have_text(
+        "is_default: exactly one NetworkClass is the default; set is_default on another class to move it")
+    admin.check("#is_default")
+    admin.fill("#title", "Simulated overlay")
+    admin.fill("#subnet_ipv4_cidr", "10.0.0.0/21")
+    admin.click("button:has-text('Save')")
+    expect(admin.locator("[role=status]")).to_have_text(f"Network class {cls['metadata']['name']} saved")
+    stored = private.get(f"{PRIVATE}/network_classes/{cls['id']}").json()
+    assert (stored["title"], stored["is_default"], stored["spec"]["vip_prefix_length"]) == ("Simulated overlay", True, 27)
+    assert stored["spec"]["defaults"]["subnet_ipv4_cidr"] == "10.0.0.0/21"
+    assert stored["spec"]["defaults"]["ingress_rules"] == cls["spec"]["defaults"]["ingress_rules"]  # not in the form: kept
+    row = admin.locator(f"[data-testid=network-classes] tr[data-object-id='{cls['id']}']")
+    expect(row.locator("td[data-label=Title]")).to_have_text("Simulated overlay")
+
+    tenant = signed_in(browser, site.server, "tenant-admin", "acme", "alice")
+    for path in (f"host-types/{host_type}", f"network-classes/{cls['id']}"):
+        response = tenant.goto(f"{site.server.url}/admin/{path}")
+        assert response is not None and response.status == 404, path
+        expect(tenant.locator("[data-testid=error]")).to_have_text(f"no page at /admin/{path}")
+    tenant.goto(f"{site.server.url}/networking/security-groups")
+    token = str(tenant.locator("input[name=csrf]").first.get_attribute("value"))
+    posted = tenant.request.post(f"{site.server.url}/admin/host-types/{host_type}",
+                                 form={"csrf": token, "title": "mine", "version": "0"})
+    assert posted.status == 404
+    assert private.get(f"{PRIVATE}/host_types/{host_type}").json()["title"] == "Changed meanwhile"
+    assert private.delete(f"{PRIVATE}/host_types/{host_type}").status_code == 200

@@ -26,6 +26,7 @@ from osac.auth.subject import Role
 from osac.console import pages
 from osac.console.assets import patternfly_dir
 from osac.console.deps import ConsoleDeps
+from osac.console.edits import catalogue as catalogue_edits
 from osac.console.edits import security_rules
 from osac.console.live import live_stream, resume_point
 from osac.console.oidc import COOKIE as OIDC_COOKIE
@@ -305,6 +306,8 @@ def build_console(deps: ConsoleDeps) -> Starlette:
         Route("/networking/{collection}/{id}/delete", page(pages.confirm_delete), methods=["GET"]),
         Route("/networking/{collection}/{id}/delete", page(pages.delete_object), methods=["POST"]),
         Route("/admin/{which}", page(pages.admin_list), methods=["GET"]),
+        Route("/admin/{which}/{id}", page(catalogue_edits.edit_page), methods=["GET"]),
+        Route("/admin/{which}/{id}", page(catalogue_edits.update), methods=["POST"]),
         Route(SIGN_IN, console.sign_in, methods=["GET"]),
         Route(CODES, console.issue_code, methods=["POST"]),
         Route(DEV_SIGN_IN, console.dev_sign_in, methods=["GET", "POST"]),
