@@ -19,7 +19,7 @@ from playwright.sync_api import Browser, expect
 
 from tests.console.conftest import CHROMIUM, PRIVATE, PUBLIC, chromium_available
 from tests.console.fleet import wait_for
-from tests.console.two_tenants import Site, cells, signed_in, two_tenant_site
+from tests.console.two_tenants import Site, cells, signed_in, submitted, two_tenant_site
 
 pytestmark = pytest.mark.skipif(not chromium_available() and not os.environ.get("CI"),
                                 reason=f"no chromium at {CHROMIUM} (apt-get install -y chromium)")
@@ -68,9 +68,7 @@ def test_the_bare_metal_form_attaches_the_chosen_subnet_security_group_and_inter
 
     page.fill("#name", "metal-net")
     page.select_option("#interface", "ens1f1")
-    with page.expect_response(lambda r: r.request.method == "POST") as answer:
-        page.click("button:has-text('Create')")
-    assert answer.value.status == 400
+    assert submitted(page, "button:has-text('Create')") == 400
     expect(page.locator("[data-testid=error]")).to_have_text("subnet: choose the subnet interface 'ens1f1' attaches to")
     expect(page.locator("#name")).to_have_value("metal-net")
     expect(page.locator("#interface")).to_have_value("ens1f1")
@@ -120,9 +118,7 @@ def test_a_security_group_s_rules_are_added_and_removed_on_its_page(site: Site, 
     page.select_option("#protocol", "tcp")
     page.fill("#ports", "70000")
     page.fill("#peer", "10.0.0.0/8")
-    with page.expect_response(lambda r: r.request.method == "POST") as answer:
-        add.locator("button:has-text('Add rule')").click()
-    assert answer.value.status == 400
+    assert submitted(page, "[data-testid=add-rule] button:has-text('Add rule')") == 400
     expect(page.locator("[data-testid=error]")).to_have_text(
         "spec.ingress[1]: PROTOCOL_TCP ports must satisfy 1 <= port_from <= port_to <= 65535 (got 70000-70000)")
     expect(page.locator("#ports")).to_have_value("70000")
@@ -193,9 +189,7 @@ def test_a_provider_admin_edits_host_types_and_network_classes_and_a_tenant_gets
     admin.fill("#title", "GPU server")
     admin.fill("#description", "Eight GPUs, two fabric ports.")
     admin.fill("#interfaces", "eno1 lifecycle PXE\nens1f0 fabric Port 0\nens1f0 fabric Port 1")  # a name twice
-    with admin.expect_response(lambda r: r.request.method == "POST") as answer:
-        admin.click("button:has-text('Save')")
-    assert answer.value.status == 400
+    assert submitted(admin, "button:has-text('Save')") == 400
     expect(admin.locator("[data-testid=error]")).to_have_text(
         "interfaces[2].name: interface 'ens1f0' is already defined by interfaces[1]")
     expect(admin.locator("#title")).to_have_value("GPU server")
@@ -217,9 +211,7 @@ def test_a_provider_admin_edits_host_types_and_network_classes_and_a_tenant_gets
     admin.goto(f"{site.server.url}/admin/host-types/{host_type}")
     assert private.patch(f"{PRIVATE}/host_types/{host_type}", json={"title": "Changed meanwhile"}).status_code == 200
     admin.fill("#title", "Stale")
-    with admin.expect_response(lambda r: r.request.method == "POST") as answer:
-        admin.click("button:has-text('Save')")
-    assert answer.value.status == 409
+    assert submitted(admin, "button:has-text('Save')") == 409
     expect(admin.locator("[data-testid=error]")).to_contain_text("version conflict")
     assert private.get(f"{PRIVATE}/host_types/{host_type}").json()["title"] == "Changed meanwhile"
 
@@ -228,9 +220,7 @@ def test_a_provider_admin_edits_host_types_and_network_classes_and_a_tenant_gets
     expect(admin.locator("#is_default")).to_be_checked()
     expect(admin.locator("#virtual_network_ipv4_cidr")).to_have_value("10.0.0.0/16")
     admin.fill("#vip_prefix_length", "31")
-    with admin.expect_response(lambda r: r.request.method == "POST") as answer:
-        admin.click("button:has-text('Save')")
-    assert answer.value.status == 400
+    assert submitted(admin, "button:has-text('Save')") == 400
     expect(admin.locator("[data-testid=error]")).to_have_text(
         "spec.vip_prefix_length: 31 is out of range; use 0 (= 28) or 1-30 (the VIP range must hold a cluster's two VIPs)")
     expect(admin.locator("#vip_prefix_length")).to_have_value("31")

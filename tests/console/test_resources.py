@@ -324,8 +324,8 @@ def test_networking_detail_pages_show_their_parts_live_and_only_to_their_tenant(
 
     page.locator("[data-testid=security-groups] td[data-label=Name] a").click()
     expect(page.locator("h1")).to_have_text("Security group detail-sg")
-    assert cells(page, "[data-testid=rules] tbody tr") == [["Inbound", "TCP", "22", "0.0.0.0/0"],
-                                                           ["Outbound", "ALL", "-", "0.0.0.0/0"]]
+    assert cells(page, "[data-testid=rules] tbody tr") == [["Inbound", "TCP", "22", "0.0.0.0/0", "Remove"],
+                                                           ["Outbound", "ALL", "-", "0.0.0.0/0", "Remove"]]
     field_of(page, "Virtual network").locator("a").click()
     expect(page).to_have_url(f"{site.server.url}/networking/virtual-networks/{vn_id}")
 

@@ -26,11 +26,11 @@ class Site:
     acme: httpx.Client
 
 
-def two_tenant_site(engine: str, data_dir: Path) -> Iterator[Site]:
-    """The server on ``engine`` (sqlite or postgresql); ``admin`` is a provider admin's REST
-    client, ``acme`` tenant admin alice's."""
+def two_tenant_site(engine: str, data_dir: Path, config: dict[str, Any] = FAST_GATES) -> Iterator[Site]:
+    """The server on ``engine`` (sqlite or postgresql) with ``config``; ``admin`` is a provider
+    admin's REST client, ``acme`` tenant admin alice's."""
     for url in database_url(engine, data_dir):
-        server = ConsoleServer(data_dir, url, live=True, config=FAST_GATES)
+        server = ConsoleServer(data_dir, url, live=True, config=config)
         server.start()
         try:
             admin = server.api(server.token(Role.PROVIDER_ADMIN, user="root"))
@@ -71,3 +71,10 @@ def row_of(page: Page, collection: str, name: str) -> Any:
 def field_of(page: Page, term: str) -> Any:
     """The value of ``term`` in a detail page's summary."""
     return page.locator(f"[data-testid=summary] [data-field='{term}']")
+
+
+def submitted(page: Page, selector: str) -> int:
+    """Click ``selector`` (a form's submit button) and return the status of the POST it sends."""
+    with page.expect_response(lambda r: r.request.method == "POST") as answer:
+        page.click(selector)
+    return answer.value.status
