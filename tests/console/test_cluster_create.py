@@ -59,14 +59,7 @@ def site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
 
 
 def signed_in(browser: Browser, server: ConsoleServer, role: str, tenant: str, user: str) -> Page:
-    page = browser.new_context().new_page()
-    page.goto(server.url + "/console/dev-sign-in?next=/clusters")
-    page.select_option("#role", role)
-    page.fill("#tenant", tenant)
-    page.fill("#user", user)
-    page.click("button:has-text('Sign in')")
-    expect(page).to_have_url(server.url + "/clusters")
-    return page
+    return two_tenants.signed_in(browser, server, role, tenant, user, landing="/clusters")
 
 
 def label_of(page: Page, field: str) -> str:

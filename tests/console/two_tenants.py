@@ -48,14 +48,16 @@ def two_tenant_site(engine: str, data_dir: Path, config: dict[str, Any] = FAST_G
             server.stop()
 
 
-def signed_in(browser: Browser, server: ConsoleServer, role: str, tenant: str, user: str) -> Page:
+def signed_in(browser: Browser, server: ConsoleServer, role: str, tenant: str, user: str,
+              landing: str = "/baremetal-instances") -> Page:
+    """A new browser context signed in through the development page, on ``landing``."""
     page = browser.new_context().new_page()
-    page.goto(server.url + "/console/dev-sign-in?next=/baremetal-instances")
+    page.goto(f"{server.url}/console/dev-sign-in?next={landing}")
     page.select_option("#role", role)
     page.fill("#tenant", tenant)
     page.fill("#user", user)
     page.click("button:has-text('Sign in')")
-    expect(page).to_have_url(server.url + "/baremetal-instances")
+    expect(page).to_have_url(server.url + landing)
     return page
 
 
