@@ -14,12 +14,12 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from osac.auth.subject import Role
-from tests.console.conftest import CHROMIUM, PRIVATE, PUBLIC, ConsoleServer, chromium_available, database_url
+from tests.console import two_tenants
+from tests.console.conftest import CHROMIUM, PRIVATE, PUBLIC, ConsoleServer, chromium_available
 from tests.console.fleet import wait_for
 from tests.support.onboarding import INSTANT
 
@@ -46,47 +46,20 @@ TEMPLATE = {
 
 
 @dataclass
-class Site:
-    server: ConsoleServer
-    admin: httpx.Client
-    acme: httpx.Client
+class Site(two_tenants.Site):
     template_id: str
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
 def site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    data_dir = tmp_path_factory.mktemp("console-cluster-create")
-    for url in database_url(request.param, data_dir):
-        server = ConsoleServer(data_dir, url, live=True, config=INSTANT)
-        server.start()
-        try:
-            admin = server.api(server.token(Role.PROVIDER_ADMIN, user="root"))
-            wait_for(admin, f"{PRIVATE}/network_classes",
-                     lambda page: page["items"][0].get("status", {}).get("state") == "NETWORK_CLASS_STATE_READY")
-            wait_for(admin, f"{PRIVATE}/external_ip_pools",
-                     lambda page: page["items"][0].get("status", {}).get("state") == "EXTERNAL_IP_POOL_STATE_READY")
-            for tenant in ("acme", "beta"):
-                created = admin.post(f"{PUBLIC}/tenants", json={"metadata": {"name": tenant}})
-                assert created.status_code == 200, created.text
-                wait_for(admin, f"{PUBLIC}/tenants/{created.json()['id']}",
-                         lambda t: t["status"]["state"] == "TENANT_STATE_READY")
-            template = admin.post(f"{PRIVATE}/cluster_templates", json=TEMPLATE)
-            assert template.status_code == 200, template.text
-            yield Site(server, admin, server.api(server.token(Role.TENANT_ADMIN, ("acme",), user="alice")),
-                       template.json()["id"])
-        finally:
-            server.stop()
+    for base in two_tenants.two_tenant_site(request.param, tmp_path_factory.mktemp("console-cluster-create"), INSTANT):
+        template = base.admin.post(f"{PRIVATE}/cluster_templates", json=TEMPLATE)
+        assert template.status_code == 200, template.text
+        yield Site(base.server, base.admin, base.acme, template.json()["id"])
 
 
 def signed_in(browser: Browser, server: ConsoleServer, role: str, tenant: str, user: str) -> Page:
-    page = browser.new_context().new_page()
-    page.goto(server.url + "/console/dev-sign-in?next=/clusters")
-    page.select_option("#role", role)
-    page.fill("#tenant", tenant)
-    page.fill("#user", user)
-    page.click("button:has-text('Sign in')")
-    expect(page).to_have_url(server.url + "/clusters")
-    return page
+    return two_tenants.signed_in(browser, server, role, tenant, user, landing="/clusters")
 
 
 def label_of(page: Page, field: str) -> str:

@@ -15,17 +15,14 @@ import os
 import re
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
 
 import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from osac.auth.subject import Role
-from tests.console.conftest import CHROMIUM, PRIVATE, PUBLIC, ConsoleServer, chromium_available, database_url
+from tests.console.conftest import CHROMIUM, PRIVATE, PUBLIC, chromium_available
 from tests.console.fleet import wait_for
-from tests.support.bmaas import FAST_GATES
+from tests.console.two_tenants import Site, cells, field_of, row_of, signed_in, two_tenant_site
 
 pytestmark = pytest.mark.skipif(not chromium_available() and not os.environ.get("CI"),
                                 reason=f"no chromium at {CHROMIUM} (apt-get install -y chromium)")
@@ -33,48 +30,9 @@ pytestmark = pytest.mark.skipif(not chromium_available() and not os.environ.get(
 BMIS = f"{PUBLIC}/baremetal_instances"
 
 
-@dataclass
-class Site:
-    server: ConsoleServer
-    admin: httpx.Client
-    acme: httpx.Client
-
-
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
 def site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    data_dir = tmp_path_factory.mktemp("console-baremetal")
-    for url in database_url(request.param, data_dir):
-        server = ConsoleServer(data_dir, url, live=True, config=FAST_GATES)
-        server.start()
-        try:
-            admin = server.api(server.token(Role.PROVIDER_ADMIN, user="root"))
-            wait_for(admin, f"{PRIVATE}/network_classes",
-                     lambda page: page["items"][0].get("status", {}).get("state") == "NETWORK_CLASS_STATE_READY")
-            wait_for(admin, f"{PRIVATE}/external_ip_pools",
-                     lambda page: page["items"][0].get("status", {}).get("state") == "EXTERNAL_IP_POOL_STATE_READY")
-            for tenant in ("acme", "beta"):
-                created = admin.post(f"{PUBLIC}/tenants", json={"metadata": {"name": tenant}})
-                assert created.status_code == 200, created.text
-                wait_for(admin, f"{PUBLIC}/tenants/{created.json()['id']}",
-                         lambda t: t["status"]["state"] == "TENANT_STATE_READY")
-            yield Site(server, admin, server.api(server.token(Role.TENANT_ADMIN, ("acme",), user="alice")))
-        finally:
-            server.stop()
-
-
-def signed_in(browser: Browser, server: ConsoleServer, role: str, tenant: str, user: str) -> Page:
-    page = browser.new_context().new_page()
-    page.goto(server.url + "/console/dev-sign-in?next=/baremetal-instances")
-    page.select_option("#role", role)
-    page.fill("#tenant", tenant)
-    page.fill("#user", user)
-    page.click("button:has-text('Sign in')")
-    expect(page).to_have_url(server.url + "/baremetal-instances")
-    return page
-
-
-def cells(page: Page, row_selector: str) -> list[list[str]]:
-    return [[t.strip() for t in row.locator("td").all_inner_texts()] for row in page.locator(row_selector).all()]
+    yield from two_tenant_site(request.param, tmp_path_factory.mktemp("console-resources"))
 
 
 def test_a_bare_metal_instance_from_the_form_runs_powers_off_and_on_and_is_deleted(site: Site, browser: Browser) -> None:
@@ -84,7 +42,7 @@ def test_a_bare_metal_instance_from_the_form_runs_powers_off_and_on_and_is_delet
     page.fill("#name", "metal-1")
     page.check("#external_access")
     page.click("button:has-text('Create')")
-    expect(page.locator("[role=status]")).to_have_text("Bare-metal instance created")
+    expect(page.locator("[role=status]")).to_have_text("Bare-metal instance metal-1 created")
     page.evaluate("window.__notReloaded = true")
     expect(page.locator("[data-field=State]")).to_contain_text("Running", timeout=30_000)
     assert page.evaluate("window.__notReloaded") is True  # the live update swapped it in place
@@ -162,11 +120,6 @@ def test_another_tenant_gets_not_found_and_a_refused_create_names_the_field(site
     alice.goto(f"{site.server.url}/baremetal-instances?state=ASLEEP")
     expect(alice.locator("[data-testid=error]")).to_contain_text("state: 'ASLEEP' is not a state; use one of PROVISIONING")
     assert site.acme.delete(f"{BMIS}/{bmi_id}").status_code == 200
-
-
-def row_of(page: Page, collection: str, name: str) -> Any:
-    return page.locator(f"[data-testid={collection}] tbody tr[data-object-id]", has=page.locator(
-        "td[data-label=Name]", has_text=re.compile(f"^{re.escape(name)}$")))
 
 
 def create_through_the_form(page: Page, url: str, collection: str, name: str, **fields: str) -> None:
@@ -327,10 +280,6 @@ def test_the_provider_catalogue_pages_equal_the_api_and_are_for_provider_admins_
         expect(tenant.locator("[data-testid=error]")).to_have_text(f"no page at /admin/{path}")
 
 
-def field_of(page: Page, term: str) -> Any:
-    return page.locator(f"[data-testid=summary] [data-field='{term}']")
-
-
 def events_shown(page: Page, client: httpx.Client, object_id: str) -> None:
     """The page's events table holds the object's lifecycle events as the API lists them."""
     listed = client.get(f"{PUBLIC}/lifecycle_events", params={"filter": f"this.object_id == '{object_id}'"}).json()
@@ -375,8 +324,8 @@ def test_networking_detail_pages_show_their_parts_live_and_only_to_their_tenant(
 
     page.locator("[data-testid=security-groups] td[data-label=Name] a").click()
     expect(page.locator("h1")).to_have_text("Security group detail-sg")
-    assert cells(page, "[data-testid=rules] tbody tr") == [["Inbound", "TCP", "22", "0.0.0.0/0"],
-                                                           ["Outbound", "ALL", "-", "0.0.0.0/0"]]
+    assert cells(page, "[data-testid=rules] tbody tr") == [["Inbound", "TCP", "22", "0.0.0.0/0", "Remove"],
+                                                           ["Outbound", "ALL", "-", "0.0.0.0/0", "Remove"]]
     field_of(page, "Virtual network").locator("a").click()
     expect(page).to_have_url(f"{site.server.url}/networking/virtual-networks/{vn_id}")
 

@@ -26,6 +26,8 @@ from osac.auth.subject import Role
 from osac.console import networking, pages
 from osac.console.assets import patternfly_dir
 from osac.console.deps import ConsoleDeps
+from osac.console.edits import catalogue as catalogue_edits
+from osac.console.edits import security_rules
 from osac.console.live import live_stream, resume_point
 from osac.console.oidc import COOKIE as OIDC_COOKIE
 from osac.console.oidc import PENDING_TTL, OidcSignIn, SignInRefused
@@ -298,6 +300,8 @@ def build_console(deps: ConsoleDeps) -> Starlette:
         Route("/baremetal-instances/{id}/delete", page(pages.confirm_delete), methods=["GET"]),
         Route("/baremetal-instances/{id}/delete", page(pages.delete_object), methods=["POST"]),
         Route("/baremetal-instances/{id}/{action}", page(pages.bare_metal_action), methods=["POST"]),
+        Route("/networking/{collection}/{id}/rules", page(security_rules.add_rule), methods=["POST"]),
+        Route("/networking/{collection}/{id}/rules/remove", page(security_rules.remove_rule), methods=["POST"]),
         Route("/networking/{collection}", page(pages.network_list), methods=["GET"]),
         Route("/networking/{collection}/new", page(pages.new_network), methods=["GET"]),
         Route("/networking/{collection}/new", page(pages.create_network), methods=["POST"]),
@@ -305,6 +309,8 @@ def build_console(deps: ConsoleDeps) -> Starlette:
         Route("/networking/{collection}/{id}/delete", page(pages.confirm_delete), methods=["GET"]),
         Route("/networking/{collection}/{id}/delete", page(pages.delete_object), methods=["POST"]),
         Route("/admin/{which}", page(pages.admin_list), methods=["GET"]),
+        Route("/admin/{which}/{id}", page(catalogue_edits.edit_page), methods=["GET"]),
+        Route("/admin/{which}/{id}", page(catalogue_edits.update), methods=["POST"]),
         Route(SIGN_IN, console.sign_in, methods=["GET"]),
         Route(CODES, console.issue_code, methods=["POST"]),
         Route(DEV_SIGN_IN, console.dev_sign_in, methods=["GET", "POST"]),

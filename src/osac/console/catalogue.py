@@ -40,6 +40,8 @@ class CatalogueView:
     title: str
     columns: tuple[str, ...]
     cells: Callable[[Message], tuple[Cell, ...]]
+    #: Whether each row opens its edit form (``console/edits/catalogue.py``).
+    editable: bool = False
 
     def row(self, obj: Message) -> CatalogueRow:
         meta = metadata_of(obj)
@@ -96,8 +98,10 @@ VIEWS: dict[str, CatalogueView] = {view.path: view for view in (
     CatalogueView("external_ip_pool", "external-ip-pools", "External IP pools",
                   ("CIDRs", "Family", "Allocated / total", "Available", "State"), pool_cells),
     CatalogueView("network_class", "network-classes", "Network classes",
-                  ("Title", "Default", "Capabilities", "Default network CIDR", "State"), network_class_cells),
-    CatalogueView("host_type", "host-types", "Host types", ("Title", "Hosts", "Interfaces"), host_type_cells),
+                  ("Title", "Default", "Capabilities", "Default network CIDR", "State"), network_class_cells,
+                  editable=True),
+    CatalogueView("host_type", "host-types", "Host types", ("Title", "Hosts", "Interfaces"), host_type_cells,
+                  editable=True),
     CatalogueView("cluster_template", "cluster-templates", "Cluster templates",
                   ("Title", "Node sets", "Parameters", "Required parameters"), cluster_template_cells),
 )}

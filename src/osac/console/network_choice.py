@@ -1,12 +1,15 @@
-"""The network attachment section of the cluster and VM create forms: which subnet and which
-security groups, chosen among those the caller sees (the API's List, so a tenant is offered only
-its own), or left to the tenant's defaults.
+"""The network attachment section of the cluster, VM and bare-metal create forms: which subnet
+and which security groups, chosen among those the caller sees (the API's List, so a tenant is
+offered only its own), or left to the tenant's defaults; on the bare-metal form also which of the
+host type's interfaces carries it.
 
-The form sends ``subnet`` (a subnet id; empty: the tenant's default subnet) and one checkbox
-``sg:<id>`` per chosen security group. The server applies the rules of networking.md §6.4 as it
+The form sends ``subnet`` (a subnet id; empty: the tenant's default subnet), one checkbox
+``sg:<id>`` per chosen security group and, for bare metal, ``interface`` (empty: the host type's
+first ``fabric`` interface). The server applies the rules of networking.md §6.4 and §7.4 as it
 does for the API: no subnet and no group is the tenant's default subnet and security group; a
 subnet without groups gets the default security group when it is on the default network; groups
-outside the subnet's virtual network are refused with the API's message naming the field.
+outside the subnet's virtual network, and an interface the host type cannot attach, are refused
+with the API's message naming the field.
 """
 
 from __future__ import annotations
@@ -14,15 +17,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from osac.api.public.v1.host_type_type_pb2 import HostType
 from osac.api.public.v1.metadata_type_pb2 import Metadata
 from osac.api.public.v1.security_group_type_pb2 import SecurityGroup
 from osac.api.public.v1.subnet_type_pb2 import Subnet
 from osac.api.public.v1.virtual_network_type_pb2 import VirtualNetwork
 from osac.console.reads import Reads
+from osac.services.baremetal.interfaces import FABRIC, LIFECYCLE
 from osac.services.core.shape import as_kind
 
 SUBNET_FIELD = "subnet"
 SECURITY_GROUP_PREFIX = "sg:"
+INTERFACE_FIELD = "interface"
 
 
 @dataclass(frozen=True)
@@ -72,3 +78,26 @@ def chosen(form: Mapping[str, str]) -> tuple[str, list[str]]:
     groups = [key.removeprefix(SECURITY_GROUP_PREFIX) for key, value in form.items()
               if key.startswith(SECURITY_GROUP_PREFIX) and value == "on"]
     return form.get(SUBNET_FIELD, "").strip(), groups
+
+
+def interface_options(host_type: HostType) -> list[tuple[str, str]]:
+    """The interface select of the bare-metal form: "" (the host type's first ``fabric``
+    interface, which the server stores) first, then every interface the API lets an attachment
+    use (all but ``lifecycle``), in the host type's order."""
+    attachable = [i for i in host_type.interfaces if i.role != LIFECYCLE]
+    first = next((i.name for i in attachable if i.role == FABRIC), "")
+    default = f"the host type's first fabric interface ({first})" if first else "the host type's first fabric interface"
+    return [("", default), *((i.name, f"{i.name} ({i.role}{': ' + i.description if i.description else ''})")
+                             for i in attachable)]
+
+
+def missing_subnet(subnet: str, groups: list[str], interface: str = "") -> str:
+    """Why a choice without a subnet is refused ("" when it is not): security groups or an
+    interface apply to a subnet the form must name (the tenant's default one is in the list)."""
+    if subnet:
+        return ""
+    if groups:
+        return "subnet: choose the subnet the chosen security groups apply to"
+    if interface:
+        return f"subnet: choose the subnet interface '{interface}' attaches to"
+    return ""

@@ -21,7 +21,7 @@ from osac.api.public.v1.cluster_type_pb2 import Cluster
 from osac.api.public.v1.compute_instance_type_pb2 import ComputeInstance, ComputeNetworkAttachmentStatus
 from osac.api.public.v1.security_group_type_pb2 import SecurityGroup
 from osac.console.labels import BARE_METAL_STATES, CLUSTER_STATES, COMPUTE_STATES, Label, state_label
-from osac.console.networking import PROTOCOLS
+from osac.console.networking import rule_parts, rule_text
 from osac.console.tables import cel_string
 from osac.model import registry
 from osac.model.kinds import Group
@@ -48,19 +48,20 @@ class RuleRow:
     protocol: str
     ports: str
     peers: str
+    #: Which list holds it (``ingress``, ``egress``), its place there and its text: what the
+    #: page's remove button sends, so a rule that changed meanwhile is not the one removed.
+    rules: str
+    index: int
+    text: str
 
 
 def rule_rows(group: SecurityGroup) -> tuple[RuleRow, ...]:
     """The group's rules: inbound first, then outbound, as stored."""
     rows = []
     spec = group.spec
-    for direction, rules in (("Inbound", spec.ingress), ("Outbound", spec.egress)):
-        for rule in rules:
-            ports = "-"
-            if rule.port_from or rule.port_to:
-                ports = str(rule.port_from) if rule.port_from == rule.port_to else f"{rule.port_from}-{rule.port_to}"
-            peers = ", ".join(c for c in (rule.ipv4_cidr, rule.ipv6_cidr) if c) or "anywhere"
-            rows.append(RuleRow(direction, PROTOCOLS.get(rule.protocol, str(rule.protocol)), ports, peers))
+    for direction, rules, name in (("Inbound", spec.ingress, "ingress"), ("Outbound", spec.egress, "egress")):
+        for index, rule in enumerate(rules):
+            rows.append(RuleRow(direction, *rule_parts(rule), name, index, rule_text(rule, direction)))
     return tuple(rows)
 
 

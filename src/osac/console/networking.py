@@ -21,6 +21,7 @@ from osac.api.private.v1.external_ip_type_pb2 import ExternalIP as PrivateExtern
 from osac.api.private.v1.security_group_type_pb2 import SecurityGroup as PrivateSecurityGroup
 from osac.api.private.v1.security_rule_type_pb2 import PROTOCOL_ALL, PROTOCOL_ICMP, PROTOCOL_TCP, PROTOCOL_UDP
 from osac.api.private.v1.security_rule_type_pb2 import Protocol as PrivateProtocol
+from osac.api.private.v1.security_rule_type_pb2 import SecurityRule as PrivateSecurityRule
 from osac.api.private.v1.subnet_type_pb2 import Subnet as PrivateSubnet
 from osac.api.private.v1.virtual_network_type_pb2 import VirtualNetwork as PrivateVirtualNetwork
 from osac.api.public.v1.external_ip_type_pb2 import ExternalIP
@@ -168,14 +169,21 @@ def subnet_row(obj: Message, names: Names) -> NetRow:
 PROTOCOLS = {1: "TCP", 2: "UDP", 3: "ICMP", 4: "ALL"}
 
 
-def rule_text(rule: SecurityRule, direction: str) -> str:
-    """``Inbound TCP 22 from 0.0.0.0/0`` (ports as a range when they differ; ALL and ICMP have none)."""
-    protocol = PROTOCOLS.get(rule.protocol, str(rule.protocol))
-    ports = ""
+def rule_parts(rule: SecurityRule | PrivateSecurityRule) -> tuple[str, str, str]:
+    """A rule's protocol, ports (``22``, ``8000-8080``, ``-`` for none: ALL and ICMP have none)
+    and peers (``anywhere`` when it names none)."""
+    ports = "-"
     if rule.port_from or rule.port_to:
-        ports = f" {rule.port_from}" if rule.port_from == rule.port_to else f" {rule.port_from}-{rule.port_to}"
+        ports = str(rule.port_from) if rule.port_from == rule.port_to else f"{rule.port_from}-{rule.port_to}"
     peers = ", ".join(c for c in (rule.ipv4_cidr, rule.ipv6_cidr) if c) or "anywhere"
-    return f"{direction} {protocol}{ports} {'from' if direction == 'Inbound' else 'to'} {peers}"
+    return PROTOCOLS.get(rule.protocol, str(rule.protocol)), ports, peers
+
+
+def rule_text(rule: SecurityRule | PrivateSecurityRule, direction: str) -> str:
+    """``Inbound TCP 22 from 0.0.0.0/0`` (``Outbound ALL to 0.0.0.0/0``)."""
+    protocol, ports, peers = rule_parts(rule)
+    shown_ports = "" if ports == "-" else f" {ports}"
+    return f"{direction} {protocol}{shown_ports} {'from' if direction == 'Inbound' else 'to'} {peers}"
 
 
 def security_group_row(obj: Message, names: Names) -> NetRow:
@@ -228,15 +236,16 @@ PROTOCOL_NUMBERS: dict[str, PrivateProtocol] = {
 }
 
 
-def _fill_security_group(obj: Message, form: Mapping[str, str]) -> None:
-    group = as_kind(obj, PrivateSecurityGroup)
-    group.spec.virtual_network = form.get("virtual_network", "")
+def fill_rule(rule: PrivateSecurityRule, form: Mapping[str, str], peer_field: str) -> None:
+    """A rule from the form's ``protocol``, ``ports`` (``22`` or ``8000-8080``; empty: none) and
+    peer CIDR (``peer_field``; empty: any IPv4 peer, ``0.0.0.0/0``; one with a colon is IPv6).
+    The rest (port ranges per protocol, CIDRs, IPv6 only in an IPv6 network) is the server's to
+    check, which names the rule's field.
+
+    :raises InvalidArgument: an unknown protocol, ports that are not numbers."""
     protocol = form.get("protocol", "")
-    if not protocol:
-        return  # no inbound rule
     if protocol not in PROTOCOL_NUMBERS:
         raise InvalidArgument(f"protocol: '{protocol}' is not a protocol; use one of {', '.join(PROTOCOL_NUMBERS)}")
-    rule = group.spec.ingress.add()
     rule.protocol = PROTOCOL_NUMBERS[protocol]
     ports = form.get("ports", "").strip()
     if ports:
@@ -245,7 +254,18 @@ def _fill_security_group(obj: Message, form: Mapping[str, str]) -> None:
             raise InvalidArgument(f"ports: '{ports}' is not a port or a range of ports (22 or 8000-8080)")
         rule.port_from = int(low)
         rule.port_to = int(high or low)
-    rule.ipv4_cidr = form.get("source", "").strip() or "0.0.0.0/0"
+    peer = form.get(peer_field, "").strip() or "0.0.0.0/0"
+    if ":" in peer:
+        rule.ipv6_cidr = peer
+    else:
+        rule.ipv4_cidr = peer
+
+
+def _fill_security_group(obj: Message, form: Mapping[str, str]) -> None:
+    group = as_kind(obj, PrivateSecurityGroup)
+    group.spec.virtual_network = form.get("virtual_network", "")
+    if form.get("protocol", ""):  # else no inbound rule
+        fill_rule(group.spec.ingress.add(), form, "source")
 
 
 def _fill_external_ip(obj: Message, form: Mapping[str, str]) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from google.protobuf.message import Message
 from starlette.requests import Request
@@ -29,6 +29,7 @@ from osac.api.public.v1.cluster_template_type_pb2 import ClusterTemplate
 from osac.api.public.v1.cluster_type_pb2 import Cluster
 from osac.api.public.v1.compute_instance_type_pb2 import ComputeInstance
 from osac.api.public.v1.external_ip_attachment_type_pb2 import ExternalIPAttachment
+from osac.api.public.v1.host_type_type_pb2 import HostType
 from osac.auth import policy
 from osac.console import (
     catalogue,
@@ -364,16 +365,18 @@ async def create_network(visit: Visit) -> Response:
         await service.create(visit.caller, obj)
     except ServiceError as error:
         return await network_form(visit, error.message, form, error.http_status)
-    return _back(f"/networking/{view.collection}", f"{view.noun[:1].upper()}{view.noun[1:]} {metadata_of(obj).name} created")
+    return back_to(f"/networking/{view.collection}", f"{view.noun[:1].upper()}{view.noun[1:]} {metadata_of(obj).name} created")
 
 
 # -- details ---------------------------------------------------------------------------------------
 
 
-async def network_page(visit: Visit) -> Response:
+async def network_page(visit: Visit, error: str = "", values: dict[str, str] | None = None,
+                       status: int = 200) -> Response:
     """A networking object: its cells as in the list (references linked), state and message,
     what belongs to it (a network's subnets, groups and NAT gateways; a subnet's workloads; a
-    group's rules) as the caller's own reads find them, and its events."""
+    group's rules, with their edit form) as the caller's own reads find them, and its events;
+    again with an edit's refusal and the values entered."""
     view = _network_view(visit)
     object_id = visit.request.path_params["id"]
     events = await visit.reads.events(f"this.object_id == {cel_string(object_id)}", newest=10)
@@ -401,10 +404,12 @@ async def network_page(visit: Visit) -> Response:
                       rules=network_detail.rule_rows(obj) if view.kind == "security_group" else None,
                       conditions=conditions, created=clusters.Moment.of(created, visit.now),
                       can_delete=visit.allows(view.kind, Method.DELETE, obj),
+                      can_edit_rules=view.kind == "security_group" and visit.allows(view.kind, Method.UPDATE, obj),
+                      error=error, values=values or {}, protocols=[(p, p.upper()) for p in networking.PROTOCOL_NUMBERS],
                       events=[_event_row(e, visit.now) for e in events.items], revision=events.revision,
                       object_id=object_id, shown_version=row.version, live_kinds=(view.kind,),
                       related_kinds=network_detail.RELATED_KINDS.get(view.kind, ()),
-                      notice=visit.request.query_params.get("notice"))
+                      notice=None if error else visit.request.query_params.get("notice"), status=status)
 
 
 async def cluster_page(visit: Visit) -> Response:
@@ -505,15 +510,16 @@ async def create_vm(visit: Visit) -> Response:
         vm.spec.instance_type = form["instance_type"]
     vm.spec.auto_external_ip_attachment = form.get("external_access") == "on"
     subnet, groups = network_choice.chosen(form)
-    if groups and not subnet:
-        return await vm_form(visit, "subnet: choose the subnet the chosen security groups apply to", form, 400)
+    refusal = network_choice.missing_subnet(subnet, groups)
+    if refusal:
+        return await vm_form(visit, refusal, form, 400)
     if subnet:
         vm.spec.compute_network_attachments.add(subnet=subnet, security_groups=groups, primary=True)
     try:
         created = await service.create(visit.caller, vm)
     except ServiceError as error:
         return await vm_form(visit, error.message, form, error.http_status)
-    return _back(f"/compute-instances/{id_of(created)}", "Virtual machine created")
+    return back_to(f"/compute-instances/{id_of(created)}", "Virtual machine created")
 
 
 async def _cluster_templates(visit: Visit) -> list[ClusterTemplate]:
@@ -522,18 +528,26 @@ async def _cluster_templates(visit: Visit) -> list[ClusterTemplate]:
     return sorted(templates, key=lambda t: t.metadata.name)
 
 
-def _template_named(templates: list[ClusterTemplate], wanted: str) -> ClusterTemplate:
-    """The template a form names (name or id); the first when it names none.
+Offered = TypeVar("Offered", ClusterTemplate, HostType)
 
-    :raises NotFound: as the API says it of a template the caller does not see."""
-    if not templates:
-        raise NotFound("no cluster templates are offered yet; a provider admin creates them")
+
+def _offered_named(offered: list[Offered], wanted: str, kind: str, noun: str) -> Offered:
+    """The catalogue object a form names (name or id) among those offered; the first when it
+    names none.
+
+    :raises NotFound: as the API says it of an object the caller does not see."""
+    if not offered:
+        raise NotFound(f"no {noun} are offered yet; a provider admin creates them")
     if not wanted:
-        return templates[0]
-    for template in templates:
-        if wanted in (template.id, template.metadata.name):
-            return template
-    raise NotFound(f"ClusterTemplate '{wanted}' not found")
+        return offered[0]
+    for item in offered:
+        if wanted in (item.id, item.metadata.name):
+            return item
+    raise NotFound(f"{kind} '{wanted}' not found")
+
+
+def _template_named(templates: list[ClusterTemplate], wanted: str) -> ClusterTemplate:
+    return _offered_named(templates, wanted, "ClusterTemplate", "cluster templates")
 
 
 async def cluster_form(visit: Visit, error: str = "", values: dict[str, str] | None = None,
@@ -573,15 +587,25 @@ async def create_cluster(visit: Visit) -> Response:
         created = await service.create(visit.caller, cluster)
     except ServiceError as error:
         return await cluster_form(visit, error.message, form, error.http_status)
-    return _back(f"/clusters/{id_of(created)}", f"Cluster {cluster.metadata.name} created")
+    return back_to(f"/clusters/{id_of(created)}", f"Cluster {cluster.metadata.name} created")
+
+
+async def _bare_metal_host_types(visit: Visit) -> list[HostType]:
+    """The bare-metal host types (with a ``lifecycle`` interface) the caller sees, by name."""
+    found = [as_kind(t, HostType) for t in (await visit.reads.all("host_type")).items if is_bare_metal(t)]
+    return sorted(found, key=lambda t: t.metadata.name)
 
 
 async def bare_metal_form(visit: Visit, error: str = "", values: dict[str, str] | None = None,
                           status: int = 200) -> Response:
-    host_types = sorted(metadata_of(t).name for t in (await visit.reads.all("host_type")).items
-                        if is_bare_metal(t))
-    return _form_page(visit, "baremetal_new.html", "Create a bare-metal instance", error, values, status,
-                      host_types=_options(host_types))
+    host_types = await _bare_metal_host_types(visit)
+    chosen = _offered_named(host_types, (values or {}).get("host_type") or
+                            visit.request.query_params.get("host_type", ""), "HostType", "bare-metal host types")
+    return _form_page(visit, "baremetal_new.html", "Create a bare-metal instance", error,
+                      values if values is not None else {"host_type": chosen.metadata.name}, status,
+                      host_types=_options([t.metadata.name for t in host_types]), chosen=chosen,
+                      interfaces=network_choice.interface_options(chosen),
+                      network=await network_choice.network_choices(visit.reads, visit.is_admin))
 
 
 async def new_bare_metal(visit: Visit) -> Response:
@@ -589,8 +613,10 @@ async def new_bare_metal(visit: Visit) -> Response:
 
 
 async def create_bare_metal(visit: Visit) -> Response:
-    """A bare-metal instance of a host type; omitted network attachments are the tenant's defaults
-    (the server fills them in), external access in the same call when the box is ticked."""
+    """A bare-metal instance of a host type; a chosen subnet is one primary attachment with the
+    chosen security groups on the chosen interface (empty: the host type's first ``fabric``
+    one), nothing chosen the tenant's defaults (the server fills them in); external access in
+    the same call when the box is ticked."""
     form = await _form(visit)
     service = visit.reads.deps.services["bare_metal_instance"]
     bmi = as_kind(_new_from_form(service, form), PrivateBareMetalInstance)
@@ -600,11 +626,18 @@ async def create_bare_metal(visit: Visit) -> Response:
         bmi.spec.image.source_ref = form["image"].strip()
     bmi.spec.ssh_public_key = form.get("ssh_public_key", "").strip()
     bmi.spec.auto_external_ip_attachment = form.get("external_access") == "on"
+    subnet, groups = network_choice.chosen(form)
+    interface = form.get(network_choice.INTERFACE_FIELD, "").strip()
+    refusal = network_choice.missing_subnet(subnet, groups, interface)
+    if refusal:
+        return await bare_metal_form(visit, refusal, form, 400)
+    if subnet:
+        bmi.spec.network_attachments.add(subnet=subnet, security_groups=groups, interface=interface, primary=True)
     try:
         created = await service.create(visit.caller, bmi)
     except ServiceError as error:
         return await bare_metal_form(visit, error.message, form, error.http_status)
-    return _back(f"/baremetal-instances/{id_of(created)}", "Bare-metal instance created")
+    return back_to(f"/baremetal-instances/{id_of(created)}", f"Bare-metal instance {bmi.metadata.name} created")
 
 
 # -- admin lists -----------------------------------------------------------------------------------
@@ -655,7 +688,8 @@ async def catalogue_page(visit: Visit, view: catalogue.CatalogueView) -> Respons
         raise NotFound(f"no page at {visit.request.url.path}")
     listing = await visit.reads.all(view.kind)
     return visit.page("catalogue.html", title=view.title, view=view, rows=[view.row(o) for o in listing.items],
-                      total=listing.total, revision=listing.revision, live_kinds=(view.kind,))
+                      total=listing.total, revision=listing.revision, live_kinds=(view.kind,),
+                      editable=view.editable, notice=visit.request.query_params.get("notice"))
 
 
 # -- actions ---------------------------------------------------------------------------------------
@@ -681,7 +715,7 @@ async def scale_cluster(visit: Visit) -> Response:
     node_sets[key].size = int(size_text)
     await service.update(visit.caller, stored, ["spec.node_sets"], lock=True)
     notice = f"Node set {key}: desired size {size_text} (was {before})"
-    return _back(f"/clusters/{cluster_id}", notice)
+    return back_to(f"/clusters/{cluster_id}", notice)
 
 
 async def confirm_delete(visit: Visit) -> Response:
@@ -696,7 +730,7 @@ async def delete_object(visit: Visit) -> Response:
     kind, collection, _ = _kind_of(visit)
     object_id = visit.request.path_params["id"]
     await visit.reads.deps.services[kind].delete(visit.caller, object_id)
-    return _back(f"/{collection}" if collection.startswith("networking/") else f"/{collection}/{object_id}",
+    return back_to(f"/{collection}" if collection.startswith("networking/") else f"/{collection}/{object_id}",
                  "Deletion requested")
 
 
@@ -722,7 +756,7 @@ async def vm_action(visit: Visit) -> Response:
         await service.update(visit.caller, stored, ["spec.restart_requested_at"], lock=False)
     else:
         raise NotFound(f"no action '{action}'; use start, stop or restart")
-    return _back(f"/compute-instances/{vm_id}", f"{action.capitalize()} requested")
+    return back_to(f"/compute-instances/{vm_id}", f"{action.capitalize()} requested")
 
 
 async def bare_metal_action(visit: Visit) -> Response:
@@ -740,7 +774,7 @@ async def bare_metal_action(visit: Visit) -> Response:
         await service.update(visit.caller, stored, ["spec.restart_trigger"], lock=False)
     else:
         raise NotFound(f"no action '{action}'; use start, stop or restart")
-    return _back(f"/baremetal-instances/{bmi_id}", f"{action.capitalize()} requested")
+    return back_to(f"/baremetal-instances/{bmi_id}", f"{action.capitalize()} requested")
 
 
 #: The deletable kinds by the first part(s) of their console path, with their list's path and noun.
@@ -759,7 +793,7 @@ def _kind_of(visit: Visit) -> tuple[str, str, str]:
     raise NotFound(f"nothing to delete at /{path}")
 
 
-def _back(path: str, notice: str) -> Response:
+def back_to(path: str, notice: str) -> Response:
     from urllib.parse import urlencode
 
     return RedirectResponse(f"{path}?{urlencode({'notice': notice})}", status_code=303)

@@ -1,0 +1,255 @@
+"""The console's forms that choose and change what the API lets a caller choose and change, in
+Debian's chromium on one live server per database (tenants acme and beta): the bare-metal create
+form's network attachment, a security group's rules edited on its page, and the provider
+admin's edits of host types and network classes.
+
+Each stores through the same service call as the API (checked by reading the object back over
+REST), shows the server's refusal naming the field with the form kept, and answers another
+tenant (or a tenant, for the catalogue) not found."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, expect
+
+from tests.console.conftest import CHROMIUM, PRIVATE, PUBLIC, chromium_available
+from tests.console.fleet import wait_for
+from tests.console.two_tenants import Site, cells, signed_in, submitted, two_tenant_site
+
+pytestmark = pytest.mark.skipif(not chromium_available() and not os.environ.get("CI"),
+                                reason=f"no chromium at {CHROMIUM} (apt-get install -y chromium)")
+
+BMIS = f"{PUBLIC}/baremetal_instances"
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    yield from two_tenant_site(request.param, tmp_path_factory.mktemp("console-edits"))
+
+
+def named(site: Site, collection: str, name: str) -> dict[str, Any]:
+    [found] = site.acme.get(f"{PUBLIC}/{collection}", params={"filter": f"this.metadata.name == '{name}'"}).json()["items"]
+    return dict(found)
+
+
+def made_ready(site: Site, collection: str, name: str, spec: dict[str, Any], state: str) -> str:
+    """The id of acme's ``name`` in ``collection`` (created with ``spec`` unless it exists) once READY."""
+    listed = site.acme.get(f"{PUBLIC}/{collection}", params={"filter": f"this.metadata.name == '{name}'"}).json()["items"]
+    if listed:
+        object_id = str(listed[0]["id"])
+    else:
+        created = site.acme.post(f"{PUBLIC}/{collection}", json={"metadata": {"name": name}, "spec": spec})
+        assert created.status_code == 200, created.text
+        object_id = str(created.json()["id"])
+    wait_for(site.acme, f"{PUBLIC}/{collection}/{object_id}", lambda o: o.get("status", {}).get("state") == state)
+    return object_id
+
+
+def test_the_bare_metal_form_attaches_the_chosen_subnet_security_group_and_interface(site: Site, browser: Browser) -> None:
+    network = named(site, "virtual_networks", "default")["id"]
+    subnet = made_ready(site, "subnets", "metal-sn", {"virtual_network": network, "ipv4_cidr": "10.0.90.0/24"},
+                        "SUBNET_STATE_READY")
+    group = made_ready(site, "security_groups", "metal-sg", {"virtual_network": network}, "SECURITY_GROUP_STATE_READY")
+    page = signed_in(browser, site.server, "tenant-admin", "acme", "alice")
+    page.goto(f"{site.server.url}/baremetal-instances/new")
+
+    # The host type's interfaces the API lets an attachment use (not eno1, its lifecycle one).
+    assert page.locator("#interface option").evaluate_all("els => els.map(e => e.value)") == [
+        "", "ens1f0", "ens1f1", "ens2f0"]
+    expect(page.locator("#interface option").first).to_have_text("the host type's first fabric interface (ens1f0)")
+    offered = page.locator("#subnet option").evaluate_all("els => els.map(e => e.value)")
+    own = [s["id"] for s in site.acme.get(f"{PUBLIC}/subnets").json()["items"]]
+    assert offered[0] == "" and sorted(offered[1:]) == sorted(own)  # acme's own subnets, none of beta's
+
+    page.fill("#name", "metal-net")
+    page.select_option("#interface", "ens1f1")
+    assert submitted(page, "button:has-text('Create')") == 400
+    expect(page.locator("[data-testid=error]")).to_have_text("subnet: choose the subnet interface 'ens1f1' attaches to")
+    expect(page.locator("#name")).to_have_value("metal-net")
+    expect(page.locator("#interface")).to_have_value("ens1f1")
+    assert not site.acme.get(BMIS, params={"filter": "this.metadata.name == 'metal-net'"}).json().get("items")
+
+    page.select_option("#subnet", subnet)
+    page.check(f"[name='sg:{group}']")
+    page.click("button:has-text('Create')")
+    expect(page.locator("[role=status]")).to_have_text("Bare-metal instance metal-net created")
+    bmi_id = page.url.split("/baremetal-instances/", 1)[1].split("?", 1)[0]
+    stored = site.acme.get(f"{BMIS}/{bmi_id}").json()
+    assert stored["spec"]["network_attachments"] == [
+        {"subnet": subnet, "security_groups": [group], "interface": "ens1f1", "primary": True}]
+    expect(page.locator("[data-field=State]")).to_contain_text("Running", timeout=30_000)
+    [status] = site.acme.get(f"{BMIS}/{bmi_id}").json()["status"]["network_attachment_statuses"]
+    assert cells(page, "[data-testid=nics] tbody tr") == [["ens1f1", "metal-sn", status["ip_address"], "yes"]]
+
+    beta = signed_in(browser, site.server, "tenant-admin", "beta", "bob")
+    beta.goto(f"{site.server.url}/baremetal-instances/new")
+    assert subnet not in beta.locator("#subnet option").evaluate_all("els => els.map(e => e.value)")
+    expect(beta.locator(f"[name='sg:{group}']")).to_have_count(0)
+
+    assert site.acme.delete(f"{BMIS}/{bmi_id}").status_code == 200
+    deadline = time.monotonic() + 30
+    while site.acme.get(f"{BMIS}/{bmi_id}").status_code != 404:
+        assert time.monotonic() < deadline, "the bare-metal instance was never archived"
+        time.sleep(0.1)
+
+
+def rules_of(site: Site, group: str) -> tuple[list[Any], list[Any]]:
+    spec = site.acme.get(f"{PUBLIC}/security_groups/{group}").json()["spec"]
+    return spec.get("ingress", []), spec.get("egress", [])
+
+
+def test_a_security_group_s_rules_are_added_and_removed_on_its_page(site: Site, browser: Browser) -> None:
+    network = named(site, "virtual_networks", "default")["id"]
+    ssh = {"protocol": "PROTOCOL_TCP", "port_from": 22, "port_to": 22, "ipv4_cidr": "0.0.0.0/0"}
+    group = made_ready(site, "security_groups", "edit-sg", {"virtual_network": network, "ingress": [ssh]},
+                       "SECURITY_GROUP_STATE_READY")
+    page = signed_in(browser, site.server, "tenant-admin", "acme", "alice")
+    url = f"{site.server.url}/networking/security-groups/{group}"
+    page.goto(url)
+    add = page.locator("[data-testid=add-rule]")
+
+    # The server validates the new list and names the rule's field; the form is kept.
+    page.select_option("#direction", "ingress")
+    page.select_option("#protocol", "tcp")
+    page.fill("#ports", "70000")
+    page.fill("#peer", "10.0.0.0/8")
+    assert submitted(page, "[data-testid=add-rule] button:has-text('Add rule')") == 400
+    expect(page.locator("[data-testid=error]")).to_have_text(
+        "spec.ingress[1]: PROTOCOL_TCP ports must satisfy 1 <= port_from <= port_to <= 65535 (got 70000-70000)")
+    expect(page.locator("#ports")).to_have_value("70000")
+    expect(page.locator("#peer")).to_have_value("10.0.0.0/8")
+    assert rules_of(site, group) == ([ssh], [])
+
+    page.select_option("#direction", "egress")
+    page.select_option("#protocol", "udp")
+    page.fill("#ports", "53")
+    page.fill("#peer", "10.0.0.53/32")
+    add.locator("button:has-text('Add rule')").click()
+    expect(page.locator("[role=status]")).to_have_text("Rule added: Outbound UDP 53 to 10.0.0.53/32")
+    dns = {"protocol": "PROTOCOL_UDP", "port_from": 53, "port_to": 53, "ipv4_cidr": "10.0.0.53/32"}
+    assert rules_of(site, group) == ([ssh], [dns])
+    assert cells(page, "[data-testid=rules] tbody tr") == [["Inbound", "TCP", "22", "0.0.0.0/0", "Remove"],
+                                                           ["Outbound", "UDP", "53", "10.0.0.53/32", "Remove"]]
+    expect(page.locator("#ports")).to_have_value("")  # a new, empty form after an edit
+
+    page.click("button[aria-label='Remove Inbound TCP 22 from 0.0.0.0/0']")
+    expect(page.locator("[role=status]")).to_have_text("Rule removed: Inbound TCP 22 from 0.0.0.0/0")
+    assert rules_of(site, group) == ([], [dns])
+    expect(page.locator("[data-testid=rules] tbody tr")).to_have_count(1)
+
+    # Someone else changes the rules: the open page shows them, pushed by the change stream; a
+    # remove sent by a page read before the change removes nothing.
+    token = str(page.locator("input[name=csrf]").first.get_attribute("value"))
+    icmp = {"protocol": "PROTOCOL_ICMP", "ipv4_cidr": "0.0.0.0/0"}
+    changed = site.acme.patch(f"{PUBLIC}/security_groups/{group}", params={"update_mask": "spec.egress"},
+                              json={"spec": {"egress": [icmp, dns]}})
+    assert changed.status_code == 200, changed.text
+    expect(page.locator("[data-testid=rules] tbody tr td:nth-child(2)")).to_have_text(["ICMP", "UDP"], timeout=20_000)
+    stale = page.request.post(f"{url}/rules/remove", form={"csrf": token, "direction": "egress", "index": "0",
+                                                          "rule": "Outbound UDP 53 to 10.0.0.53/32"})
+    assert stale.status == 409
+    assert ("rule: &#39;Outbound UDP 53 to 10.0.0.53/32&#39; is no longer rule 0 of the group&#39;s outbound rules "
+            "(they changed since the page was read); the page shows them now") in stale.text()
+    assert rules_of(site, group) == ([], [icmp, dns])
+
+    # Another tenant: not found, for the page and for an edit posted with its own session's token.
+    beta = signed_in(browser, site.server, "tenant-admin", "beta", "bob")
+    response = beta.goto(url)
+    assert response is not None and response.status == 404
+    beta.goto(f"{site.server.url}/networking/security-groups")
+    token = beta.locator("input[name=csrf]").first.get_attribute("value")
+    posted = beta.request.post(f"{url}/rules", form={"csrf": str(token), "direction": "ingress", "protocol": "all"})
+    assert posted.status == 404 and f"SecurityGroup &#39;{group}&#39; not found" in posted.text()
+    posted = page.request.post(f"{url}/rules", form={"direction": "ingress", "protocol": "all"})  # no CSRF token
+    assert posted.status == 403
+    assert rules_of(site, group) == ([], [icmp, dns])
+
+
+def test_a_provider_admin_edits_host_types_and_network_classes_and_a_tenant_gets_not_found(
+        site: Site, browser: Browser) -> None:
+    private = site.admin
+    admin = signed_in(browser, site.server, "provider-admin", "", "root")
+
+    made = private.post(f"{PRIVATE}/host_types", json={"metadata": {"name": "bm-edit"}, "title": "Edit me",
+                                                      "interfaces": [{"name": "eno1", "role": "lifecycle"},
+                                                                     {"name": "ens1f0", "role": "fabric"}]})
+    assert made.status_code == 200, made.text
+    host_type = made.json()["id"]
+    admin.goto(f"{site.server.url}/admin/host-types")
+    admin.click("a[aria-label='Edit bm-edit']")
+    expect(admin).to_have_url(f"{site.server.url}/admin/host-types/{host_type}")
+    expect(admin.locator("#title")).to_have_value("Edit me")
+    expect(admin.locator("#interfaces")).to_have_value("eno1 lifecycle\nens1f0 fabric")
+
+    admin.fill("#title", "GPU server")
+    admin.fill("#description", "Eight GPUs, two fabric ports.")
+    admin.fill("#interfaces", "eno1 lifecycle PXE\nens1f0 fabric Port 0\nens1f0 fabric Port 1")  # a name twice
+    assert submitted(admin, "button:has-text('Save')") == 400
+    expect(admin.locator("[data-testid=error]")).to_have_text(
+        "interfaces[2].name: interface 'ens1f0' is already defined by interfaces[1]")
+    expect(admin.locator("#title")).to_have_value("GPU server")
+    assert private.get(f"{PRIVATE}/host_types/{host_type}").json()["title"] == "Edit me"  # nothing stored
+
+    admin.fill("#interfaces", "eno1 lifecycle PXE\nens1f0 fabric Port 0\nens1f1 fabric Port 1")
+    admin.click("button:has-text('Save')")
+    expect(admin.locator("[role=status]")).to_have_text("Host type bm-edit saved")
+    stored = private.get(f"{PRIVATE}/host_types/{host_type}").json()
+    assert (stored["title"], stored["description"]) == ("GPU server", "Eight GPUs, two fabric ports.")
+    assert stored["interfaces"] == [{"name": "eno1", "role": "lifecycle", "description": "PXE"},
+                                    {"name": "ens1f0", "role": "fabric", "description": "Port 0"},
+                                    {"name": "ens1f1", "role": "fabric", "description": "Port 1"}]
+    row = admin.locator(f"[data-testid=host-types] tr[data-object-id='{host_type}']")
+    expect(row.locator("td[data-label=Title]")).to_have_text("GPU server")
+    expect(row.locator("td[data-label=Interfaces]")).to_have_text("eno1 (lifecycle), ens1f0 (fabric), ens1f1 (fabric)")
+
+    # An edit made meanwhile is not overwritten by a page read before it.
+    admin.goto(f"{site.server.url}/admin/host-types/{host_type}")
+    assert private.patch(f"{PRIVATE}/host_types/{host_type}", json={"title": "Changed meanwhile"}).status_code == 200
+    admin.fill("#title", "Stale")
+    assert submitted(admin, "button:has-text('Save')") == 409
+    expect(admin.locator("[data-testid=error]")).to_contain_text("version conflict")
+    assert private.get(f"{PRIVATE}/host_types/{host_type}").json()["title"] == "Changed meanwhile"
+
+    [cls] = private.get(f"{PRIVATE}/network_classes").json()["items"]
+    admin.goto(f"{site.server.url}/admin/network-classes/{cls['id']}")
+    expect(admin.locator("#is_default")).to_be_checked()
+    expect(admin.locator("#virtual_network_ipv4_cidr")).to_have_value("10.0.0.0/16")
+    admin.fill("#vip_prefix_length", "31")
+    assert submitted(admin, "button:has-text('Save')") == 400
+    expect(admin.locator("[data-testid=error]")).to_have_text(
+        "spec.vip_prefix_length: 31 is out of range; use 0 (= 28) or 1-30 (the VIP range must hold a cluster's two VIPs)")
+    expect(admin.locator("#vip_prefix_length")).to_have_value("31")
+    admin.uncheck("#is_default")
+    admin.fill("#vip_prefix_length", "27")
+    admin.click("button:has-text('Save')")
+    expect(admin.locator("[data-testid=error]")).to_have_text(
+        "is_default: exactly one NetworkClass is the default; set is_default on another class to move it")
+    admin.check("#is_default")
+    admin.fill("#title", "Simulated overlay")
+    admin.fill("#subnet_ipv4_cidr", "10.0.0.0/21")
+    admin.click("button:has-text('Save')")
+    expect(admin.locator("[role=status]")).to_have_text(f"Network class {cls['metadata']['name']} saved")
+    stored = private.get(f"{PRIVATE}/network_classes/{cls['id']}").json()
+    assert (stored["title"], stored["is_default"], stored["spec"]["vip_prefix_length"]) == ("Simulated overlay", True, 27)
+    assert stored["spec"]["defaults"]["subnet_ipv4_cidr"] == "10.0.0.0/21"
+    assert stored["spec"]["defaults"]["ingress_rules"] == cls["spec"]["defaults"]["ingress_rules"]  # not in the form: kept
+    row = admin.locator(f"[data-testid=network-classes] tr[data-object-id='{cls['id']}']")
+    expect(row.locator("td[data-label=Title]")).to_have_text("Simulated overlay")
+
+    tenant = signed_in(browser, site.server, "tenant-admin", "acme", "alice")
+    for path in (f"host-types/{host_type}", f"network-classes/{cls['id']}"):
+        response = tenant.goto(f"{site.server.url}/admin/{path}")
+        assert response is not None and response.status == 404, path
+        expect(tenant.locator("[data-testid=error]")).to_have_text(f"no page at /admin/{path}")
+    tenant.goto(f"{site.server.url}/networking/security-groups")
+    token = str(tenant.locator("input[name=csrf]").first.get_attribute("value"))
+    posted = tenant.request.post(f"{site.server.url}/admin/host-types/{host_type}",
+                                 form={"csrf": token, "title": "mine", "version": "0"})
+    assert posted.status == 404
+    assert private.get(f"{PRIVATE}/host_types/{host_type}").json()["title"] == "Changed meanwhile"
+    assert private.delete(f"{PRIVATE}/host_types/{host_type}").status_code == 200
