@@ -55,6 +55,9 @@ async def test_healthz_and_metrics(server) -> None:
     await client.request("GET", "/api/fulfillment/v1/subnets")
     metrics = (await client.request("GET", "/metrics")).text
     assert 'osac_api_requests_total{api="public",code="OK",method="List",service="Subnets",transport="rest"}' in metrics
+    # Counters and histograms without their `_created` twins (docs/deploy.md "Metrics").
+    assert "osac_api_requests_total{" in metrics
+    assert not [line for line in metrics.splitlines() if line.split("{")[0].endswith("_created")]
 
 
 async def test_metrics_are_open_by_default(server) -> None:

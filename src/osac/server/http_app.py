@@ -7,7 +7,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST, disable_created_metrics, generate_latest
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -90,6 +90,9 @@ def operations_routes(application: Application) -> list[BaseRoute]:
         return PlainTextResponse("ok\n")
 
     metrics_for_admins = application.settings.metrics_require_provider_admin
+    # No `<name>_created` series beside every counter and histogram: the text format carries them
+    # as separate gauges that no rule reads (67 of 310 samples on an idle server).
+    disable_created_metrics()
 
     async def metrics(request: Request) -> Response:
         if metrics_for_admins:  # the series name tenants and clusters (docs/auth.md "Metrics")

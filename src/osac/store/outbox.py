@@ -30,6 +30,9 @@ class StoredEvent:
 async def events_after(
     tx: Tx, revision: int, *where: ColumnElement[bool], limit: int = 500
 ) -> list[StoredEvent]:
+    if not where:
+        rows = await tx.conn.execute(statements.EVENTS_AFTER, {"revision": revision, "limit": limit})
+        return [StoredEvent(*row) for row in rows]
     table = schema.events
     query = (
         select(table.c.revision, table.c.type, table.c.kind, table.c.object_id, table.c.tenant, table.c.data)

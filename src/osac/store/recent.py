@@ -58,18 +58,18 @@ class RecentEvents:
             ):
                 return
             async with self.store.read() as tx:
-                newest = await tx.revision()
                 if self.cursor < 0:
-                    self.cursor = self.floor = newest
+                    self.cursor = self.floor = await tx.revision()
                     self._refreshed_at = time.monotonic()
                     return
+                # Every revision is an event's (Tx.append_events), so the newest event read is
+                # the newest revision: no read of the counter.
                 while True:
                     batch = await outbox.events_after(tx, self.cursor, limit=1000)
                     for event in batch:
                         self._append(event)
                     if len(batch) < 1000:
                         break
-            self.cursor = max(self.cursor, newest)
             self._refreshed_at = time.monotonic()
 
     def _append(self, event: outbox.StoredEvent) -> None:

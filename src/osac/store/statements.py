@@ -99,6 +99,18 @@ def insert_archived(kind_name: str) -> Insert:
 REVISION = select(schema.revision_counter.c.value).where(schema.revision_counter.c.id == 1)
 
 
+#: The outbox's events after ``revision``, oldest first, at most ``limit`` (the shared window's read).
+EVENTS_AFTER = (
+    select(
+        schema.events.c.revision, schema.events.c.type, schema.events.c.kind, schema.events.c.object_id,
+        schema.events.c.tenant, schema.events.c.data,
+    )
+    .where(schema.events.c.revision > bindparam("revision"))
+    .order_by(schema.events.c.revision)
+    .limit(bindparam("limit"))
+)
+
+
 @cache
 def advance_revision(notify: bool) -> Update:
     """Add ``count`` to the revision counter, returning the new value (and, on PostgreSQL, a
