@@ -14,6 +14,7 @@ from bench import (
     api_throughput,
     bmaas_success,
     cluster_freshness,
+    codec_cost,
     list_filter,
     list_order,
     onboarding,
@@ -134,8 +135,18 @@ async def test_pass_cost(db: str) -> None:
     assert resync["write_tx"] == no_change["write_tx"] == 0
 
 
+@pytest.mark.parametrize("db", DATABASES)
+async def test_codec_cost(db: str) -> None:
+    # Both ways agree on the cluster (the benchmark asserts it) and every row has its times.
+    rows = await codec_cost.benchmark(db, calls=5, rounds=1)
+    assert [row["operation"] for row in rows] == ["encode", "parse", "to_public"]
+    for row in rows:
+        assert row["json_bytes"] > 500 and row["json_mapping_us"] > 0 and row["plan_us"] > 0
+
+
 @pytest.mark.parametrize(
-    "module", [api_throughput, watch_latency, list_filter, list_order, onboarding, vm_fleet, cluster_freshness, pass_cost],
+    "module",
+    [api_throughput, watch_latency, list_filter, list_order, onboarding, vm_fleet, cluster_freshness, pass_cost, codec_cost],
     ids=lambda m: m.__name__,
 )
 def test_help(module: object, capsys: pytest.CaptureFixture[str]) -> None:
