@@ -39,7 +39,7 @@ def messages(cls: type[Message], depth: int = 4) -> st.SearchStrategy[Message]:
 def _fill(draw: st.DrawFn, message: Message, depth: int) -> Message:
     descriptor = message.DESCRIPTOR
     if descriptor.full_name == TIMESTAMP:
-        message.seconds = draw(st.integers(0, 253402300799))
+        message.seconds = draw(st.integers(-62135596800, 253402300799))  # years 1 to 9999
         message.nanos = draw(st.integers(0, 999_999_999))
         return message
     if descriptor.full_name == DURATION:

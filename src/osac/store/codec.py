@@ -10,6 +10,7 @@ of ``data`` (filters) must treat a missing key as the field's zero value.
 from __future__ import annotations
 
 from collections.abc import Callable
+import time
 from datetime import UTC, datetime
 from functools import cache
 from typing import Any, TypeVar
@@ -27,8 +28,11 @@ TIMESTAMP = "google.protobuf.Timestamp"
 
 def format_timestamp(seconds: int, nanos: int) -> str:
     """The fixed-width RFC 3339 text of a timestamp (always 9 fractional digits, UTC)."""
-    moment = datetime.fromtimestamp(seconds, tz=UTC)
-    return f"{moment.year:04d}-{moment.strftime('%m-%dT%H:%M:%S')}.{nanos:09d}Z"
+    t = time.gmtime(seconds)
+    return (
+        f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}T{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d}"
+        f".{nanos:09d}Z"
+    )
 
 
 def format_datetime(value: datetime) -> str:
@@ -73,22 +77,22 @@ def _encode(message: Message) -> dict[str, Any]:
     plan = _plan(message.DESCRIPTOR)
     if plan is None:
         return storage_by_json_mapping(message)
-    return {field.name: plan[field.name](value) for field, value in message.ListFields()}
+    return {plan[field][0]: plan[field][1](value) for field, value in message.ListFields()}
 
 
 @cache
-def _plan(descriptor: Descriptor) -> dict[str, Write] | None:
+def _plan(descriptor: Descriptor) -> dict[FieldDescriptor, tuple[str, Write]] | None:
     """How each field of ``descriptor`` is written; ``None`` for a type the plan does not
     cover (a well-known type other than Timestamp, a floating-point or bytes field), which is
     then written through the JSON mapping."""
     if descriptor.full_name.startswith("google.protobuf."):
         return None
-    plan: dict[str, Write] = {}
+    plan: dict[FieldDescriptor, tuple[str, Write]] = {}
     for field in descriptor.fields:
         write = _field_write(field)
         if write is None:
             return None
-        plan[field.name] = write
+        plan[field] = (field.name, write)
     return plan
 
 
