@@ -9,8 +9,8 @@ of ``data`` (filters) must treat a missing key as the field's zero value.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import cache
 from typing import Any, TypeVar
