@@ -18,6 +18,14 @@ from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
+from osac.model.field_setters import (
+    items_setter,
+    message_map_setter,
+    message_setter,
+    scalar_setter,
+    scalars_setter,
+)
+
 M = TypeVar("M", bound=Message)
 
 #: ``copy(source_value, target_message)``: writes one set field of the source into the target.
@@ -85,34 +93,11 @@ def _field_copy(field: FieldDescriptor, other: FieldDescriptor) -> Copy | None:
             return None
         if source_value.type != FieldDescriptor.TYPE_MESSAGE:
             return lambda value, target: getattr(target, name).update(value)
-        item = _message_copy(source_value.message_type, target_value.message_type)
-
-        def copy_map(value: Any, target: Message) -> None:
-            entries = getattr(target, name)
-            for key, entry in value.items():
-                item(entry, entries[key])
-
-        return copy_map
+        return message_map_setter(name, _message_copy(source_value.message_type, target_value.message_type))
     if field.type != FieldDescriptor.TYPE_MESSAGE:
-        if field.is_repeated:
-            return lambda value, target: getattr(target, name).extend(value)
-        return lambda value, target: setattr(target, name, value)
+        return scalars_setter(name) if field.is_repeated else scalar_setter(name)
     element = _message_copy(field.message_type, other.message_type)
-    if field.is_repeated:
-
-        def copy_items(value: Any, target: Message) -> None:
-            items = getattr(target, name)
-            for entry in value:
-                element(entry, items.add())
-
-        return copy_items
-
-    def copy_message(value: Any, target: Message) -> None:
-        sub = getattr(target, name)
-        sub.SetInParent()  # a set but empty message stays set, as in the JSON mapping
-        element(value, sub)
-
-    return copy_message
+    return items_setter(name, element) if field.is_repeated else message_setter(name, element)
 
 
 def _message_copy(source: Descriptor, target: Descriptor) -> Callable[[Message, Message], None]:

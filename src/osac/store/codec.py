@@ -19,6 +19,13 @@ from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
+from osac.model.field_setters import (
+    items_setter,
+    message_map_setter,
+    message_setter,
+    scalar_setter,
+    scalars_setter,
+)
 from osac.store.cost import count_decoded, count_encoded
 
 M = TypeVar("M", bound=Message)
@@ -187,14 +194,7 @@ def _field_read(field: FieldDescriptor) -> Read:
         key = int if key_type in _INT64 or key_type in _PLAIN - {FieldDescriptor.TYPE_STRING} else str
         value_field = field.message_type.fields_by_name["value"]
         if value_field.type == FieldDescriptor.TYPE_MESSAGE:
-            fill = _message_fill(value_field)
-
-            def read_message_map(value: Any, message: Message) -> None:
-                entries = getattr(message, name)
-                for k, v in value.items():
-                    fill(v, entries[key(k)])
-
-            return read_message_map
+            return message_map_setter(name, _message_fill(value_field), key)
         convert = _scalar_read(value_field)
 
         def read_map(value: Any, message: Message) -> None:
@@ -205,25 +205,9 @@ def _field_read(field: FieldDescriptor) -> Read:
         return read_map
     if field.type == FieldDescriptor.TYPE_MESSAGE:
         fill = _message_fill(field)
-        if field.is_repeated:
-
-            def read_items(value: Any, message: Message) -> None:
-                items = getattr(message, name)
-                for item in value:
-                    fill(item, items.add())
-
-            return read_items
-
-        def read_message(value: Any, message: Message) -> None:
-            sub = getattr(message, name)
-            sub.SetInParent()
-            fill(value, sub)
-
-        return read_message
+        return items_setter(name, fill) if field.is_repeated else message_setter(name, fill)
     convert = _scalar_read(field)
-    if field.is_repeated:
-        return lambda value, message: getattr(message, name).extend([convert(v) for v in value])
-    return lambda value, message: setattr(message, name, convert(value))
+    return scalars_setter(name, convert) if field.is_repeated else scalar_setter(name, convert)
 
 
 def _scalar_read(field: FieldDescriptor) -> Callable[[Any], Any]:
