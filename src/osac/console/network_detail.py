@@ -23,7 +23,7 @@ from osac.api.public.v1.security_group_type_pb2 import SecurityGroup
 from osac.console.labels import BARE_METAL_STATES, CLUSTER_STATES, COMPUTE_STATES, Label, state_label
 from osac.console.networking import PROTOCOLS
 from osac.console.tables import cel_string
-from osac.services.core.shape import as_kind, id_of, metadata_of, status_of
+from osac.model.shape import as_kind, id_of, metadata_of, status_of
 
 #: Kinds whose changes alter a networking detail page besides the object itself.
 RELATED_KINDS: dict[str, tuple[str, ...]] = {

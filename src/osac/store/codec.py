@@ -15,7 +15,9 @@ from typing import Any, TypeVar
 from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
+from google.protobuf.timestamp_pb2 import Timestamp
 
+from osac.model import protos
 from osac.store.cost import count_decoded, count_encoded
 
 M = TypeVar("M", bound=Message)
@@ -59,7 +61,7 @@ def _normalize(message: Message, data: dict[str, Any]) -> None:
     for field, value in message.ListFields():
         if field.type != FieldDescriptor.TYPE_MESSAGE or field.name not in data:
             continue
-        sub = field.message_type
+        sub = protos.message_type_of(field)
         if sub.full_name == TIMESTAMP:
             if field.is_repeated:
                 data[field.name] = [format_timestamp(v.seconds, v.nanos) for v in value]
@@ -82,9 +84,9 @@ def _normalize(message: Message, data: dict[str, Any]) -> None:
 
 
 def _normalize_value(item: Message, container: dict[str, Any], key: str) -> None:
-    if item.DESCRIPTOR.full_name == TIMESTAMP:
-        container[key] = format_timestamp(item.seconds, item.nanos)  # type: ignore[attr-defined]
-    elif not _is_opaque(item.DESCRIPTOR):
+    if isinstance(item, Timestamp):
+        container[key] = format_timestamp(item.seconds, item.nanos)
+    elif not _is_opaque(protos.descriptor_of(item)):
         _normalize(item, container[key])
 
 

@@ -69,10 +69,10 @@ from osac.controllers.workloads.passes import (
     until,
     write_retrying,
 )
+from osac.model.shape import as_kind
 from osac.providers.baremetal import BareMetalProvider, HostObservation
 from osac.providers.interfaces import ChangeNotice, FabricManager, ProviderError, TerminalProviderError
 from osac.services.core.catalog import Services
-from osac.services.core.shape import as_kind
 from osac.services.workloads import addresses
 from osac.services.workloads.network_attachments import AUTO_CLEANUP_FINALIZER
 from osac.status.baremetal import derivation

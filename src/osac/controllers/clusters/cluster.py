@@ -61,6 +61,7 @@ from osac.controllers.workloads.passes import (
     record_status,
     until,
 )
+from osac.model.shape import as_kind
 from osac.providers.baremetal import BareMetalProvider
 from osac.providers.clusters import (
     ClusterObservation,
@@ -79,7 +80,6 @@ from osac.services.baremetal.interfaces import is_bare_metal
 from osac.services.clusters import addresses as cluster_addresses
 from osac.services.clusters.failures import recorded_failure
 from osac.services.core.catalog import Services
-from osac.services.core.shape import as_kind
 from osac.services.workloads.network_attachments import AUTO_CLEANUP_FINALIZER
 from osac.status.clusters import derivation
 from osac.status.conditions.views import LifecycleEventView

@@ -73,10 +73,10 @@ from osac.controllers.workloads.passes import (
     record_status,
     until,
 )
+from osac.model.shape import as_kind
 from osac.providers.compute import RUN_ALWAYS, ComputeProvider, VirtualMachineObservation
 from osac.providers.interfaces import NetworkAttachmentSpec, TerminalProviderError, TransientProviderError
 from osac.services.core.catalog import Services
-from osac.services.core.shape import as_kind
 from osac.services.workloads import addresses
 from osac.services.workloads.network_attachments import AUTO_CLEANUP_FINALIZER
 from osac.status.compute import derivation

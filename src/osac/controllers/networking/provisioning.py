@@ -42,9 +42,9 @@ from osac.controllers.runtime.objects import (
     remove_finalizer,
 )
 from osac.controllers.runtime.waiters import Awaited, Waiters
+from osac.model.shape import as_kind, id_of, metadata_of, status_of
 from osac.providers.interfaces import ProviderError, TerminalProviderError
 from osac.services.core.catalog import Services
-from osac.services.core.shape import as_kind, id_of, metadata_of, status_of
 from osac.store import lifecycle
 from osac.store.objects import Tx, object_label
 

@@ -35,8 +35,8 @@ from osac.controllers.runtime.manager import ControllerManager, ObjectKey, Trans
 from osac.controllers.runtime.notices import NoticeSource, follow_notices
 from osac.controllers.runtime.objects import ObjectReconciler, add_finalizer, copy, is_deleting
 from osac.model import registry
+from osac.model.shape import id_of
 from osac.providers.interfaces import ChangeNotice
-from osac.services.core.shape import id_of
 from osac.status.conditions.views import LifecycleEventView
 from osac.store import lifecycle
 from osac.store.errors import Conflict
