@@ -40,7 +40,6 @@ from osac.controllers.clusters import metrics
 from osac.controllers.clusters.hosts import ClusterHosts, NodeSetHosts
 from osac.controllers.networking import topology
 from osac.controllers.networking.provisioning import NetworkingContext
-from osac.controllers.runtime.backoff import Backoff
 from osac.controllers.runtime.manager import ObjectKey, OwnWrites, Result, TransientError
 from osac.controllers.runtime.objects import (
     CONTROLLER_FINALIZER,
@@ -49,6 +48,7 @@ from osac.controllers.runtime.objects import (
     is_deleting,
     remove_finalizer,
 )
+from osac.controllers.runtime.retry import RetryPolicy
 from osac.controllers.runtime.spread import until_slot
 from osac.controllers.runtime.waiters import Waiters
 from osac.controllers.workloads.auto_cleanup import clean_auto_provisioned
@@ -98,9 +98,9 @@ RELIABLE_RESYNC = timedelta(minutes=10)
 #: what someone changed on the hub is put back (what went missing is re-applied at once).
 REAPPLY = timedelta(minutes=5)
 #: Failed provider calls are retried after 1 s, doubling up to 60 s.
-BACKOFF = Backoff(base=timedelta(seconds=1), factor=2.0, cap=timedelta(seconds=60))
+BACKOFF = RetryPolicy(base=timedelta(seconds=1), factor=2.0, cap=timedelta(seconds=60))
 #: Too few free hosts: asked again after 30 s, doubling up to 5 minutes (networking.md §7.3).
-HOST_BACKOFF = Backoff(base=timedelta(seconds=30), factor=2.0, cap=timedelta(minutes=5))
+HOST_BACKOFF = RetryPolicy(base=timedelta(seconds=30), factor=2.0, cap=timedelta(minutes=5))
 DEFAULT_BASE_DOMAIN = "clusters.osac.example"
 
 
@@ -182,9 +182,9 @@ class ClusterReconciler(ObjectReconciler):
         #: forgets the entry.
         self._held: dict[str, tuple[int, cluster_addresses.HeldAddresses]] = {}
         self.provider = context.provider
-        self.retries = ProviderRetries("cluster", BACKOFF.delay)
+        self.retries = ProviderRetries("cluster", BACKOFF)
         self.hosts = ClusterHosts(context.inventory) if context.inventory is not None else None
-        self.host_retries = ProviderRetries("cluster host selection", HOST_BACKOFF.delay)
+        self.host_retries = ProviderRetries("cluster host selection", HOST_BACKOFF)
         #: What this process last applied per cluster (skipped while unchanged, see ``_apply``).
         self._applied: dict[str, _Applied] = {}
         #: Node ports attached by this process: cluster id -> {(host, interface): (address, SG ids)}.

@@ -181,7 +181,7 @@ class ComputeInstanceReconciler(ObjectReconciler):
         self.context = context
         self.provider = context.provider
         self.teardown = ComputeTeardown(services, context.provider, context.networking)
-        self.retries = ProviderRetries("compute instance", context.networking.backoff)
+        self.retries = ProviderRetries("compute instance", context.networking.provider_retry)
         #: Ports this process created, by (instance id, interface): re-sent only when they change.
         self._ports: dict[tuple[str, str], NetworkAttachmentSpec] = {}
         #: Provider change notices not yet reflected in a committed status (the caller enqueues).
