@@ -9,8 +9,8 @@ from datetime import timedelta
 
 import pytest
 
+from osac.controllers.networking.provisioning import NetworkingContext
 from osac.controllers.runtime.manager import (
-    Backoff,
     ObjectKey,
     OwnWrites,
     Result,
@@ -18,7 +18,9 @@ from osac.controllers.runtime.manager import (
     TransientError,
 )
 from osac.controllers.runtime.metrics import Outcome
+from osac.controllers.runtime.retry import Attempts, RetryPolicy
 from osac.controllers.runtime.spread import until_slot
+from osac.providers.registry import ManagerRegistry
 from osac.store.errors import Conflict, WriteContention
 
 TICK = timedelta(milliseconds=1)
@@ -46,7 +48,7 @@ async def step(clock, controller, delta: timedelta) -> None:
 def test_default_backoff_doubles_from_half_a_second_up_to_five_minutes(
     failures: int, expected: float
 ) -> None:
-    assert Backoff().delay(failures) == timedelta(seconds=expected)
+    assert RetryPolicy().delay(failures) == timedelta(seconds=expected)
 
 
 @pytest.mark.parametrize(
@@ -60,7 +62,41 @@ def test_default_backoff_doubles_from_half_a_second_up_to_five_minutes(
 )
 def test_backoff_rejects_nonsense(arguments: dict) -> None:
     with pytest.raises(ValueError):
-        Backoff(**arguments)
+        RetryPolicy(**arguments)
+
+
+@pytest.mark.parametrize(
+    ("limit", "failures", "exhausted"),
+    [(None, 1, False), (None, 10_000, False), (3, 1, False), (3, 2, False), (3, 3, True), (3, 4, True)],
+    ids=lambda value: str(value),
+)
+def test_a_retry_limit_gives_up_at_that_many_failures(limit: int | None, failures: int, exhausted: bool) -> None:
+    assert RetryPolicy(limit=limit).is_exhausted(failures) is exhausted
+
+
+def test_attempts_count_per_key_and_start_over() -> None:
+    attempts: Attempts[tuple[str, str]] = Attempts()
+    assert [attempts.failed(("a", "teardown")) for _ in range(3)] == [1, 2, 3]
+    assert attempts.failed(("a", "provision")) == 1
+    assert attempts.failed(("b", "teardown")) == 1
+    attempts.succeeded(("a", "teardown"))
+    assert attempts.count(("a", "teardown")) == 0
+    attempts.forget(lambda key: key[0] == "a")
+    assert (attempts.count(("a", "provision")), attempts.count(("b", "teardown"))) == (0, 1)
+
+
+def test_the_networking_backoff_must_be_above_zero() -> None:
+    with pytest.raises(ValueError, match=r"networking.retry_backoff_seconds must be above 0, got 0.0"):
+        NetworkingContext(ManagerRegistry([], {}), backoff_base_seconds=0.0)
+
+
+@pytest.mark.parametrize(("attempt", "seconds"), [(1, 0.05), (2, 0.1), (3, 0.2), (12, 60), (40, 60)])
+def test_the_networking_policies_double_to_a_minute_with_their_limits(attempt: int, seconds: float) -> None:
+    networking = NetworkingContext(ManagerRegistry([], {}), retry_limit=5, cleanup_retry_limit=3,
+                                   backoff_base_seconds=0.05)
+    assert networking.provider_retry.delay(attempt) == timedelta(seconds=seconds)
+    assert networking.cleanup_retry.delay(attempt) == timedelta(seconds=seconds)
+    assert (networking.provider_retry.limit, networking.cleanup_retry.limit) == (5, 3)
 
 
 # -- queue ----------------------------------------------------------------------------------------

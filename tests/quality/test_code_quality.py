@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -24,6 +25,31 @@ def test_ruff_is_clean() -> None:
 def test_mypy_is_clean() -> None:
     result = _run(sys.executable, "-m", "mypy")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+_MISUSES = """
+from osac.api.private.v1.subnet_type_pb2 import Subnet
+
+subnet = Subnet(no_such_field="x")
+subnet.spec.ipv4_cidr = 4
+name: str = Subnet.DESCRIPTOR.fields_by_name["spec"].message_type.full_name
+"""
+
+
+def test_mypy_checks_the_generated_classes(tmp_path: Path) -> None:
+    """With protobuf's stubs installed, a wrong field, a wrongly typed value and an unchecked
+    descriptor lookup on a generated class are errors (without them every class is ``Any``)."""
+    probe = tmp_path / "probe.py"
+    probe.write_text(_MISUSES)
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--config-file", "pyproject.toml", "--no-incremental", str(probe)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600, env={**os.environ, "MYPYPATH": str(ROOT / "src")},
+    )
+    output = result.stdout
+    assert result.returncode == 1, output + result.stderr
+    assert 'Unexpected keyword argument "no_such_field" for "Subnet"' in output
+    assert 'Incompatible types in assignment (expression has type "int", variable has type "str")' in output
+    assert 'Descriptor | None" has no attribute "full_name"' in output
 
 
 def test_layers_are_respected() -> None:

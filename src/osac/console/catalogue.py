@@ -18,8 +18,8 @@ from osac.api.private.v1.network_class_type_pb2 import NetworkClass
 from osac.api.private.v1.tenant_type_pb2 import Tenant
 from osac.console.clusters import condition_type_name
 from osac.console.labels import NETWORK_STATES, Label, state_label
+from osac.model.shape import as_kind, id_of, metadata_of, status_of
 from osac.services.baremetal.interfaces import is_bare_metal
-from osac.services.core.shape import as_kind, id_of, metadata_of, status_of
 from osac.status.clusters import summary
 
 Cell = str | Label

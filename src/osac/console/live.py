@@ -22,9 +22,9 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from osac.api.private.v1.event_type_pb2 import Event
+from osac.model.shape import as_kind, id_of, metadata_of
 from osac.services.core.context import Caller
 from osac.services.core.errors import InvalidArgument, OutOfRange
-from osac.services.core.shape import as_kind, id_of, metadata_of
 from osac.services.streams.events import EventsService
 
 KEEPALIVE = 15.0

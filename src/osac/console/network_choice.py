@@ -23,8 +23,8 @@ from osac.api.public.v1.security_group_type_pb2 import SecurityGroup
 from osac.api.public.v1.subnet_type_pb2 import Subnet
 from osac.api.public.v1.virtual_network_type_pb2 import VirtualNetwork
 from osac.console.reads import Reads
+from osac.model.shape import as_kind
 from osac.services.baremetal.interfaces import FABRIC, LIFECYCLE
-from osac.services.core.shape import as_kind
 
 SUBNET_FIELD = "subnet"
 SECURITY_GROUP_PREFIX = "sg:"

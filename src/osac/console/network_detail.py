@@ -25,7 +25,7 @@ from osac.console.networking import rule_parts, rule_text
 from osac.console.tables import cel_string
 from osac.model import registry
 from osac.model.kinds import Group
-from osac.services.core.shape import as_kind, id_of, metadata_of, status_of
+from osac.model.shape import as_kind, id_of, metadata_of, status_of
 
 #: What a virtual network's page lists as its own: the networking kinds referring to it, with the
 #: reference field (``spec.virtual_network``).

@@ -32,8 +32,8 @@ from osac.api.public.v1.subnet_type_pb2 import Subnet, SubnetSpec
 from osac.api.public.v1.virtual_network_type_pb2 import VirtualNetwork, VirtualNetworkSpec
 from osac.console.labels import NETWORK_STATES, SUBNET_STATES, Label, state_label
 from osac.model import registry
+from osac.model.shape import as_kind, id_of, metadata_of, status_of
 from osac.services.core.errors import InvalidArgument
-from osac.services.core.shape import as_kind, id_of, metadata_of, status_of
 
 Cell = str | Label
 

@@ -54,13 +54,13 @@ from osac.console.security import form_fields
 from osac.console.sessions import Session
 from osac.console.tables import CREATED, Pagination, TableQuery, cel_string, parse_query
 from osac.model.kinds import Method
+from osac.model.shape import as_kind, id_of, metadata_of
 from osac.services.baremetal.interfaces import is_bare_metal
 from osac.services.clusters.spec_rules import DEFAULT_POD_CIDR, DEFAULT_SERVICE_CIDR
 from osac.services.core import access
 from osac.services.core.context import Caller
 from osac.services.core.errors import InvalidArgument, NotFound, PermissionDenied, ServiceError
 from osac.services.core.generic import KindService
-from osac.services.core.shape import as_kind, id_of, metadata_of
 
 STALLED_FILTER = "this.status.conditions.exists(c, c.type == 1 && c.reason == 'Stalled')"
 STAGE_UNKNOWN_FILTER = "this.status.conditions.exists(c, c.type == 1 && c.reason == 'StageUnknown')"

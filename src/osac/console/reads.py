@@ -15,10 +15,10 @@ from osac.console.deps import ConsoleDeps
 from osac.console.tables import READ_PAGE
 from osac.model import registry
 from osac.model.convert import convert
+from osac.model.shape import metadata_of
 from osac.services.clusters.stage_counts import StageCounts, stage_inputs
 from osac.services.core.context import Caller
 from osac.services.core.errors import ServiceError
-from osac.services.core.shape import metadata_of
 
 
 @dataclass(frozen=True)

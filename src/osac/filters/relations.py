@@ -148,7 +148,7 @@ def _common_kind(op: str, left: Operand, right: Operand) -> Kind:
 def _compare_booleans(op: str, left: ColumnElement[Any], right: ColumnElement[Any]) -> ColumnElement[bool]:
     """Booleans compare directly (false < true in both databases); the parentheses matter, as
     PostgreSQL binds NOT more loosely than = and <."""
-    return _PYTHON_OPERATORS[op](Grouping(left), Grouping(right))  # type: ignore[no-any-return]
+    return _PYTHON_OPERATORS[op](Grouping(left), Grouping(right))
 
 
 def _in_list_literal(ctx: Context, element: Operand, container: ListValue) -> Operand:

@@ -18,6 +18,7 @@ from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
+from osac.model import protos
 from osac.model.field_setters import (
     items_setter,
     message_map_setter,
@@ -87,16 +88,16 @@ def _field_copy(field: FieldDescriptor, other: FieldDescriptor) -> Copy | None:
         return None
     name = other.name
     if _is_map(field):
-        source_value = field.message_type.fields_by_name["value"]
-        target_value = other.message_type.fields_by_name["value"]
+        source_value = protos.message_type_of(field).fields_by_name["value"]
+        target_value = protos.message_type_of(other).fields_by_name["value"]
         if source_value.type != target_value.type:
             return None
         if source_value.type != FieldDescriptor.TYPE_MESSAGE:
             return lambda value, target: getattr(target, name).update(value)
-        return message_map_setter(name, _message_copy(source_value.message_type, target_value.message_type))
+        return message_map_setter(name, _message_copy(protos.message_type_of(source_value), protos.message_type_of(target_value)))
     if field.type != FieldDescriptor.TYPE_MESSAGE:
         return scalars_setter(name) if field.is_repeated else scalar_setter(name)
-    element = _message_copy(field.message_type, other.message_type)
+    element = _message_copy(protos.message_type_of(field), protos.message_type_of(other))
     return items_setter(name, element) if field.is_repeated else message_setter(name, element)
 
 
@@ -108,4 +109,4 @@ def _message_copy(source: Descriptor, target: Descriptor) -> Callable[[Message, 
 
 
 def _is_map(field: FieldDescriptor) -> bool:
-    return field.type == FieldDescriptor.TYPE_MESSAGE and field.message_type.GetOptions().map_entry
+    return field.type == FieldDescriptor.TYPE_MESSAGE and protos.message_type_of(field).GetOptions().map_entry

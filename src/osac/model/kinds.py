@@ -184,7 +184,7 @@ class Kind:
                 descriptor = protos.message_descriptor(message)
                 *parents, leaf = path.split(".")
                 for name in parents:
-                    descriptor = descriptor.fields_by_name[name].message_type
+                    descriptor = protos.message_type_of(descriptor.fields_by_name[name])
                 names.add(descriptor.fields_by_name[leaf].full_name)
         return frozenset(names)
 

@@ -11,7 +11,7 @@ import pkgutil
 from functools import cache
 
 from google.protobuf import descriptor_pool
-from google.protobuf.descriptor import Descriptor, EnumDescriptor, ServiceDescriptor
+from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor, ServiceDescriptor
 from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
 
@@ -51,6 +51,39 @@ def has_message(full_name: str) -> bool:
 
 def message_class(full_name: str) -> type[Message]:
     return GetMessageClass(message_descriptor(full_name))
+
+
+def descriptor_of(message: Message | type[Message]) -> Descriptor:
+    """The descriptor of a message or message class.
+
+    ``Message.DESCRIPTOR`` is typed as either the pure-Python or the upb descriptor class; at run
+    time the upb one is an instance of ``Descriptor`` (its metaclass says so), which is what the
+    code that walks descriptors takes.
+    """
+    descriptor = message.DESCRIPTOR
+    if not isinstance(descriptor, Descriptor):
+        raise TypeError(f"{descriptor.full_name}: the descriptor is not a message Descriptor")
+    return descriptor
+
+
+def message_type_of(field: FieldDescriptor) -> Descriptor:
+    """The message type of a message (or map) field.
+
+    :raises TypeError: the field is a scalar or enum field; the caller checked its type wrongly.
+    """
+    if field.message_type is None:
+        raise TypeError(f"{field.full_name}: not a message field, it has no message type")
+    return field.message_type
+
+
+def enum_type_of(field: FieldDescriptor) -> EnumDescriptor:
+    """The enum type of an enum field.
+
+    :raises TypeError: the field is not an enum field; the caller checked its type wrongly.
+    """
+    if field.enum_type is None:
+        raise TypeError(f"{field.full_name}: not an enum field, it has no enum type")
+    return field.enum_type
 
 
 def enum_descriptor(full_name: str) -> EnumDescriptor:

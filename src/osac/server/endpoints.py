@@ -7,58 +7,22 @@ private messages the services work on happens here and only here.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
-from typing import Any, Protocol, TypeVar, cast
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, cast
 
-from google.protobuf.field_mask_pb2 import FieldMask
 from google.protobuf.message import Message
 
 from osac.model import protos
 from osac.model.convert import convert
 from osac.model.kinds import Kind
+from osac.server import shapes
+from osac.server.shapes import new_list_response, new_with_object, request_id
 from osac.services.core.context import Caller
 from osac.services.core.generic import KindService, Page
 from osac.services.streams.events import EventsService
 from osac.services.streams.lifecycle_events import LifecycleEventsService
 
 Unary = Callable[[Caller, Message], Awaitable[Message]]
-
-T_contra = TypeVar("T_contra", contravariant=True)
-
-
-class _Extendable(Protocol[T_contra]):
-    def extend(self, elem_seq: Iterable[T_contra]) -> None: ...
-
-
-# The shapes of the request and response messages that every kind's service shares (the same
-# fields in every ``<Kind>s<Method>Request``), where a generic ``Message`` is taken to have them.
-class _ById(Protocol):
-    id: str
-
-
-class _Write(Protocol):
-    object: Message
-    update_mask: FieldMask
-    lock: bool
-
-    def HasField(self, field_name: str) -> bool: ...
-
-
-class _Watch(Protocol):
-    filter: str
-    after_revision: int
-
-
-class _Items(Protocol):
-    items: _Extendable[Message]
-
-
-class _Warnings(Protocol):
-    warnings: _Extendable[str]
-
-
-def _id(request: Message) -> str:
-    return cast(_ById, request).id
 
 
 def package(private: bool) -> str:
@@ -83,9 +47,7 @@ def list_arguments(request: Message) -> dict[str, Any]:
 
 
 def _page_response(cls: type[Message], page: Page, convert_item: Callable[[Message], Message]) -> Message:
-    response = cls(size=len(page.items), total=page.total, revision=page.revision)
-    cast(_Items, response).items.extend(convert_item(item) for item in page.items)
-    return response
+    return new_list_response(cls, map(convert_item, page.items), page.total, page.revision)
 
 
 class KindEndpoints:
@@ -111,40 +73,44 @@ class KindEndpoints:
         return _page_response(self._response("List"), page, self.output)
 
     async def Get(self, caller: Caller, request: Message) -> Message:
-        obj = await self.service.get(caller, _id(request))
-        return self._response("Get")(object=self.output(obj))
+        obj = await self.service.get(caller, request_id(request))
+        return new_with_object(self._response("Get"), self.output(obj))
 
     async def Create(self, caller: Caller, request: Message) -> Message:
-        obj = await self.service.create(caller, self.input(cast(_Write, request).object))
-        return await self._with_warnings(self._response("Create")(object=self.output(obj)), obj)
+        obj = await self.service.create(caller, self.input(cast(shapes.WriteRequest, request).object))
+        return await self._with_warnings(new_with_object(self._response("Create"), self.output(obj)), obj)
 
     async def Update(self, caller: Caller, request: Message) -> Message:
-        write = cast(_Write, request)
+        write = cast(shapes.WriteRequest, request)
         mask = list(write.update_mask.paths) if write.HasField("update_mask") else []
         obj = await self.service.update(caller, self.input(write.object), mask or None, write.lock)
-        return await self._with_warnings(self._response("Update")(object=self.output(obj)), obj)
+        return await self._with_warnings(new_with_object(self._response("Update"), self.output(obj)), obj)
 
     async def _with_warnings(self, response: Message, obj: Message) -> Message:
         """Fill ``warnings`` of a response that has the field (clusters' Create and Update)."""
         if "warnings" in response.DESCRIPTOR.fields_by_name:
-            cast(_Warnings, response).warnings.extend(await self.service.warnings(obj))
+            cast(shapes.WithWarnings, response).warnings.extend(await self.service.warnings(obj))
         return response
 
     async def Delete(self, caller: Caller, request: Message) -> Message:
-        await self.service.delete(caller, _id(request))
+        await self.service.delete(caller, request_id(request))
         return self._response("Delete")()
 
     async def Signal(self, caller: Caller, request: Message) -> Message:
-        await self.service.signal(caller, _id(request))
+        await self.service.signal(caller, request_id(request))
         return self._response("Signal")()
 
     async def GetKubeconfig(self, caller: Caller, request: Message) -> Message:
-        value = await self.service.credential(caller, _id(request), "kubeconfig")
-        return self._response("GetKubeconfig")(kubeconfig=value)
+        return await self._credential(caller, request, "GetKubeconfig", "kubeconfig")
 
     async def GetPassword(self, caller: Caller, request: Message) -> Message:
-        value = await self.service.credential(caller, _id(request), "password")
-        return self._response("GetPassword")(password=value)
+        return await self._credential(caller, request, "GetPassword", "password")
+
+    async def _credential(self, caller: Caller, request: Message, method: str, name: str) -> Message:
+        """A credential response: its one string field, ``name``, holds the object's credential."""
+        response = self._response(method)()
+        setattr(response, name, await self.service.credential(caller, request_id(request), name))
+        return response
 
 
 class LifecycleEventEndpoints:
@@ -157,8 +123,8 @@ class LifecycleEventEndpoints:
         return _page_response(response_class(self.private, "LifecycleEvents", "List"), page, lambda item: item)
 
     async def Get(self, caller: Caller, request: Message) -> Message:
-        obj = await self.service.get(caller, _id(request))
-        return response_class(self.private, "LifecycleEvents", "Get")(object=obj)
+        obj = await self.service.get(caller, request_id(request))
+        return new_with_object(response_class(self.private, "LifecycleEvents", "Get"), obj)
 
 
 class EventEndpoints:
@@ -168,7 +134,7 @@ class EventEndpoints:
 
     async def Watch(self, caller: Caller, request: Message) -> AsyncIterator[Message]:
         response = response_class(self.private, "Events", "Watch")
-        watch = cast(_Watch, request)
+        watch = cast(shapes.WatchRequest, request)
         stream = await self.service.watch(caller, watch.filter, watch.after_revision)
         async for event in stream:
-            yield response(event=event)
+            yield shapes.new_with_event(response, event)

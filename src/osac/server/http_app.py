@@ -15,10 +15,11 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from osac.api.private.v1 import events_service_pb2 as private_events
+from osac.api.public.v1 import events_service_pb2 as public_events
 from osac.console.app import build_console
 from osac.console.deps import ConsoleDeps
 from osac.server import openapi
-from osac.server.endpoints import request_class
 from osac.server.rest import build_routes, error_body, error_response, int_param, message_json, route_handler
 from osac.server.simulator_api import simulator_rest_routes
 from osac.server.stalled_streams import ReadingClientStream
@@ -129,9 +130,8 @@ def build_http_app(application: Application) -> Starlette:
             low, high = limits.REVISION_RANGE
             filter_text = request.query_params.get("filter", "")
             after_revision = int_param(request, "after_revision", low, high) or 0
-            watch_request = request_class(private, "Events", "Watch")(
-                filter=filter_text, after_revision=after_revision
-            )
+            request_class = private_events.EventsWatchRequest if private else public_events.EventsWatchRequest
+            watch_request = request_class(filter=filter_text, after_revision=after_revision)
             limits.check_request(watch_request)
             stream = await application.events.watch(caller, filter_text, after_revision)
         except ServiceError as error:

@@ -11,7 +11,7 @@ from osac.api.public.v1.capabilities_service_pb2 import CapabilitiesGetResponse
 from osac.auth.dev_issuer import DevIssuer
 from osac.auth.verifier import TokenVerifier
 from osac.model import protos
-from osac.services.core.shape import as_kind
+from osac.model.shape import as_kind
 
 
 class CapabilitiesEndpoints:

@@ -14,6 +14,7 @@ from typing import Any
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
+from osac.model import protos
 from osac.services.core.errors import InvalidArgument
 from osac.services.core.limits import MAX_JSON_DEPTH
 
@@ -126,7 +127,7 @@ def check_values(data: dict[str, Any], descriptor: Descriptor, prefix: str = "")
 
 def _check_single(field: FieldDescriptor, value: Any, path: str) -> None:
     if field.type == FieldDescriptor.TYPE_MESSAGE:
-        _check_message_value(field.message_type, value, path)
+        _check_message_value(protos.message_type_of(field), value, path)
     else:
         _check_scalar(field, value, path)
 
@@ -169,7 +170,7 @@ def _check_scalar(field: FieldDescriptor, value: Any, path: str) -> None:
             what = "a base64 string" if kind == FieldDescriptor.TYPE_BYTES else "a string"
             raise InvalidArgument(f"{path}: expected {what}, got {_json_type(value)}")
     elif kind == FieldDescriptor.TYPE_ENUM:
-        names = [v.name for v in field.enum_type.values]
+        names = [v.name for v in protos.enum_type_of(field).values]
         if isinstance(value, str):
             if value not in names:
                 raise InvalidArgument(f"{path}: '{value[:80]}' is not one of {', '.join(names)}")

@@ -8,7 +8,7 @@ from typing import Any
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
-from osac.model import registry
+from osac.model import protos, registry
 from osac.server.rest import PRIVATE_PREFIX, PUBLIC_PREFIX, RestRoute
 from osac.services.core import limits, ordering
 
@@ -113,10 +113,11 @@ class _Schemas:
 
     def single(self, field: FieldDescriptor) -> dict[str, Any]:
         if field.type == FieldDescriptor.TYPE_MESSAGE:
-            return self.ref(field.message_type)
+            return self.ref(protos.message_type_of(field))
         if field.type == FieldDescriptor.TYPE_ENUM:
-            names = [value.name for value in field.enum_type.values]
-            numbers = [value.number for value in field.enum_type.values]
+            values = protos.enum_type_of(field).values
+            names = [value.name for value in values]
+            numbers = [value.number for value in values]
             return {"oneOf": [{"type": "string", "enum": names}, {"type": "integer", "enum": numbers}]}
         schema = dict(_SCALARS.get(field.type, {"type": "string"}))
         if field.type == FieldDescriptor.TYPE_STRING:
@@ -205,18 +206,18 @@ _ERROR_RESPONSE = {"description": "Error", "content": {"application/json": {"sch
 def _request_body(route: RestRoute) -> Descriptor | None:
     """The message a route reads from its JSON body, if it reads one."""
     if route.is_body_the_request:
-        return route.request_class.DESCRIPTOR
+        return protos.descriptor_of(route.request_class)
     if route.method in ("Create", "Update"):
-        return route.request_class.DESCRIPTOR.fields_by_name["object"].message_type
+        return protos.message_type_of(protos.descriptor_of(route.request_class).fields_by_name["object"])
     return None
 
 
 def _response(route: RestRoute, schemas: _Schemas) -> dict[str, Any]:
     if route.media_type != "application/json":
         return {"type": "string"}
-    response = route.response_class.DESCRIPTOR
+    response = protos.descriptor_of(route.response_class)
     if route.method in ("Get", "Create", "Update") and "object" in response.fields_by_name:
-        return schemas.ref(response.fields_by_name["object"].message_type)
+        return schemas.ref(protos.message_type_of(response.fields_by_name["object"]))
     return schemas.ref(response)
 
 

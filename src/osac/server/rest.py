@@ -9,16 +9,16 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import Any, cast
 
 from google.protobuf import json_format
-from google.protobuf.field_mask_pb2 import FieldMask
 from google.protobuf.message import Message
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from osac.model import protos, registry
-from osac.server import json_body
+from osac.model.shape import id_of, set_id
+from osac.server import json_body, shapes
 from osac.server.authn import Authenticator
 from osac.server.endpoints import request_class
 from osac.server.metrics import observe
@@ -32,32 +32,12 @@ from osac.services.core.errors import (
     UnsupportedMediaType,
     api_error,
 )
-from osac.services.core.shape import id_of, set_id
 
 PUBLIC_PREFIX = "/api/fulfillment/v1"
 PRIVATE_PREFIX = "/api/private/v1"
 
 Binder = Callable[[Request, type[Message]], Awaitable[Message]]
 Renderer = Callable[[Message], Response]
-
-
-# The shapes that the request and response messages of every kind's service share, where a
-# generic ``Message`` is taken to have them.
-class _WithObject(Protocol):
-    object: Message
-
-
-class _UpdateRequest(Protocol):
-    object: Message
-    update_mask: FieldMask
-    lock: bool
-
-
-class _ListResponse(Protocol):
-    size: int
-    total: int
-    items: list[Message]
-    revision: int
 
 
 @dataclass(frozen=True)
@@ -145,7 +125,7 @@ async def read_json(request: Request) -> dict[str, Any]:
 
 
 def parse_message(data: dict[str, Any], cls: type[Message], what: str = "object") -> Message:
-    json_body.check_values(data, cls.DESCRIPTOR)
+    json_body.check_values(data, protos.descriptor_of(cls))
     message = cls()
     try:
         json_format.ParseDict(data, message)
@@ -189,19 +169,22 @@ async def bind_list(request: Request, cls: type[Message]) -> Message:
 
 
 async def bind_id(request: Request, cls: type[Message]) -> Message:
-    return cls(id=request.path_params["id"])
+    return shapes.new_by_id(cls, request.path_params["id"])
+
+
+def _object_class(request_class: type[Message]) -> type[Message]:
+    """The class of the ``object`` field of a Create or Update request."""
+    field = protos.descriptor_of(request_class).fields_by_name["object"]
+    return protos.message_class(protos.message_type_of(field).full_name)
 
 
 async def bind_create(request: Request, cls: type[Message]) -> Message:
-    object_field = cls.DESCRIPTOR.fields_by_name["object"]
-    obj = parse_message(await read_json(request), protos.message_class(object_field.message_type.full_name))
-    message = cls()
-    cast(_WithObject, message).object.CopyFrom(obj)
-    return message
+    obj = parse_message(await read_json(request), _object_class(cls))
+    return shapes.new_with_object(cls, obj)
 
 
 async def bind_update(request: Request, cls: type[Message]) -> Message:
-    object_type = protos.message_class(cls.DESCRIPTOR.fields_by_name["object"].message_type.full_name)
+    object_type = _object_class(cls)
     data = await read_json(request)
     obj = parse_message(data, object_type)
     path_id = request.path_params["id"]
@@ -209,11 +192,11 @@ async def bind_update(request: Request, cls: type[Message]) -> Message:
         raise InvalidArgument(f"id: body id '{id_of(obj)}' differs from the URL id '{path_id}'")
     set_id(obj, path_id)
     message = cls()
-    update = cast(_UpdateRequest, message)
+    update = cast(shapes.WriteRequest, message)
     update.object.CopyFrom(obj)
     mask = request.query_params.get("update_mask")
     paths = [p.strip() for p in mask.split(",") if p.strip()] if mask else fields.leaf_paths(
-        {k: v for k, v in data.items() if k not in ("id",)}, object_type.DESCRIPTOR
+        {k: v for k, v in data.items() if k not in ("id",)}, protos.descriptor_of(object_type)
     )
     paths = [p for p in paths if p != "metadata.version"]
     update.update_mask.paths.extend(paths)
@@ -234,14 +217,14 @@ async def bind_empty(request: Request, cls: type[Message]) -> Message:
 def render_object(response: Message) -> Response:
     """The object itself; a response's ``warnings`` become ``Warning: 299 osac "<text>"``
     headers (RFC 7234, as the Kubernetes API sends its warnings), so the body stays the object."""
-    rendered = json_response(message_json(cast(_WithObject, response).object))
+    rendered = json_response(message_json(cast(shapes.WithObject, response).object))
     for warning in getattr(response, "warnings", ()):
         rendered.headers.append("Warning", f"299 osac {json.dumps(warning)}")
     return rendered
 
 
 def render_list(response: Message) -> Response:
-    page = cast(_ListResponse, response)
+    page = cast(shapes.ListResponse, response)
     return json_response(
         {
             "size": page.size,

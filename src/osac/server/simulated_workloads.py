@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from osac.api.private.v1.host_type_type_pb2 import HostType
 from osac.model import registry
+from osac.model.shape import as_kind
 from osac.providers.simulator.baremetal.inventory import InventoryError
 from osac.providers.simulator.baremetal.provider import SimulatedBareMetal
 from osac.providers.simulator.compute.provider import SimulatedKubeVirt
-from osac.services.core.shape import as_kind
 
 if TYPE_CHECKING:
     from osac.server.app import Application

@@ -34,6 +34,7 @@ from osac.api.private.v1 import simulator_service_pb2 as simulator_pb
 from osac.auth import policy
 from osac.clock import FakeClock
 from osac.model import protos
+from osac.model.shape import as_kind
 from osac.providers.baremetal import HostRecord
 from osac.providers.interfaces import ProviderError
 from osac.providers.simulator.baremetal.inventory import InventoryError, check_host_type
@@ -58,7 +59,6 @@ from osac.server.rest import (
 from osac.services.core import access
 from osac.services.core.context import Caller
 from osac.services.core.errors import FailedPrecondition, InvalidArgument, NotFound
-from osac.services.core.shape import as_kind
 from osac.store.codec import to_storage
 from osac.store.schema import JSONData
 
@@ -152,7 +152,7 @@ class SimulatorFaultsEndpoints:
         storage JSON (the same compiler and SQL as every other List)."""
         engine = self.simulator.reader or self.simulator.engine
         document = bindparam("fault", type_=JSONData)
-        root = filters.ObjectRoot(fault_pb.SimulatorFault.DESCRIPTOR, document)
+        root = filters.ObjectRoot(protos.descriptor_of(fault_pb.SimulatorFault), document)
         try:
             predicate = filters.compile_filter(
                 expression, root, dialect=engine.dialect.name, now=self.simulator.clock.now()

@@ -13,12 +13,14 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import cache
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
+from google.protobuf.timestamp_pb2 import Timestamp
 
+from osac.model import protos
 from osac.model.field_setters import (
     items_setter,
     message_map_setter,
@@ -104,9 +106,9 @@ def _plan(descriptor: Descriptor) -> dict[FieldDescriptor, tuple[str, Write]] | 
 
 
 def _field_write(field: FieldDescriptor) -> Write | None:
-    if field.type == FieldDescriptor.TYPE_MESSAGE and field.message_type.GetOptions().map_entry:
-        key = field.message_type.fields_by_name["key"]
-        value = _value_write(field.message_type.fields_by_name["value"])
+    if field.type == FieldDescriptor.TYPE_MESSAGE and protos.message_type_of(field).GetOptions().map_entry:
+        key = protos.message_type_of(field).fields_by_name["key"]
+        value = _value_write(protos.message_type_of(field).fields_by_name["value"])
         if value is None or key.type == FieldDescriptor.TYPE_BOOL:
             return None
         return lambda entries: {str(k): value(v) for k, v in entries.items()}
@@ -126,9 +128,9 @@ def _value_write(field: FieldDescriptor) -> Write | None:
         return str
     if field.type != FieldDescriptor.TYPE_MESSAGE:
         return None
-    if field.message_type.full_name == TIMESTAMP:
+    if protos.message_type_of(field).full_name == TIMESTAMP:
         return lambda value: format_timestamp(value.seconds, value.nanos)
-    if field.message_type.full_name.startswith("google.protobuf."):
+    if protos.message_type_of(field).full_name.startswith("google.protobuf."):
         return _well_known
     return _encode
 
@@ -189,10 +191,10 @@ def _read_plan(descriptor: Descriptor) -> dict[str, Read] | None:
 
 def _field_read(field: FieldDescriptor) -> Read:
     name = field.name
-    if field.type == FieldDescriptor.TYPE_MESSAGE and field.message_type.GetOptions().map_entry:
-        key_type = field.message_type.fields_by_name["key"].type
+    if field.type == FieldDescriptor.TYPE_MESSAGE and protos.message_type_of(field).GetOptions().map_entry:
+        key_type = protos.message_type_of(field).fields_by_name["key"].type
         key = int if key_type in _INT64 or key_type in _PLAIN - {FieldDescriptor.TYPE_STRING} else str
-        value_field = field.message_type.fields_by_name["value"]
+        value_field = protos.message_type_of(field).fields_by_name["value"]
         if value_field.type == FieldDescriptor.TYPE_MESSAGE:
             return message_map_setter(name, _message_fill(value_field), key)
         convert = _scalar_read(value_field)
@@ -238,23 +240,28 @@ def _integer(value: Any) -> int:
 
 
 def _message_fill(field: FieldDescriptor) -> Callable[[Any, Message], None]:
-    full_name = field.message_type.full_name
+    full_name = protos.message_type_of(field).full_name
     if full_name == TIMESTAMP:
         return _read_timestamp
     if full_name.startswith("google.protobuf."):
-        return lambda value, sub: json_format.ParseDict(value, sub, ignore_unknown_fields=True)
+        return _read_well_known
     return _decode
+
+
+def _read_well_known(value: Any, sub: Message) -> None:
+    json_format.ParseDict(value, sub, ignore_unknown_fields=True)
 
 
 def _read_timestamp(value: Any, sub: Message) -> None:
     """The stored fixed-width form (``format_timestamp``); any other RFC 3339 text through the
     runtime's own parser."""
+    stamp = cast(Timestamp, sub)  # the plan calls it for Timestamp fields only
     if type(value) is str and len(value) == 30 and value[19] == "." and value[29] == "Z":
         moment = datetime.fromisoformat(value[:19]).replace(tzinfo=UTC)
-        sub.seconds = int(moment.timestamp())  # type: ignore[attr-defined]
-        sub.nanos = int(value[20:29])  # type: ignore[attr-defined]
+        stamp.seconds = int(moment.timestamp())
+        stamp.nanos = int(value[20:29])
         return
-    sub.FromJsonString(value)  # type: ignore[attr-defined]
+    stamp.FromJsonString(value)
 
 
 def _normalize(message: Message, data: dict[str, Any]) -> None:
@@ -262,7 +269,7 @@ def _normalize(message: Message, data: dict[str, Any]) -> None:
     for field, value in message.ListFields():
         if field.type != FieldDescriptor.TYPE_MESSAGE or field.name not in data:
             continue
-        sub = field.message_type
+        sub = protos.message_type_of(field)
         if sub.full_name == TIMESTAMP:
             if field.is_repeated:
                 data[field.name] = [format_timestamp(v.seconds, v.nanos) for v in value]
@@ -285,9 +292,9 @@ def _normalize(message: Message, data: dict[str, Any]) -> None:
 
 
 def _normalize_value(item: Message, container: dict[str, Any], key: str) -> None:
-    if item.DESCRIPTOR.full_name == TIMESTAMP:
-        container[key] = format_timestamp(item.seconds, item.nanos)  # type: ignore[attr-defined]
-    elif not _is_opaque(item.DESCRIPTOR):
+    if isinstance(item, Timestamp):
+        container[key] = format_timestamp(item.seconds, item.nanos)
+    elif not _is_opaque(protos.descriptor_of(item)):
         _normalize(item, container[key])
 
 

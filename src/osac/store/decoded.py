@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from google.protobuf.message import Message
 
+from osac.model.shape import id_of, metadata_of
 from osac.store.codec import from_storage
 from osac.store.cost import count_copied
 
@@ -60,8 +61,8 @@ class Decoded:
         """What keeps ``message``, as it is now, as the parse of its (id, version): call it only
         once the write that stored exactly this message committed (a rolled-back version may be
         written again with other content)."""
-        object_id = str(message.id)  # type: ignore[attr-defined]
-        version = int(message.metadata.version)  # type: ignore[attr-defined]
+        object_id = id_of(message)
+        version = metadata_of(message).version
         if not object_id or version <= 0:
             return lambda: None
         key, raw = (message.DESCRIPTOR.full_name, object_id, version), message.SerializeToString()

@@ -12,6 +12,7 @@ from sqlalchemy import delete, select
 
 from osac.model import ids
 from osac.model.kinds import Kind
+from osac.model.shape import id_of, metadata_of
 from osac.store import schema, statements
 from osac.store.codec import format_datetime
 from osac.store.objects import Tx
@@ -33,22 +34,22 @@ async def record(tx: Tx, kind: Kind, obj: Message, event_type: int, reason: str,
     """Append one lifecycle event about ``obj``; returns its id."""
     now = tx.clock.now()
     event_id = ids.new_id()
-    tenant = obj.metadata.tenant  # type: ignore[attr-defined]
+    tenant = metadata_of(obj).tenant
     data = {
         "id": event_id,
         "object_type": kind.message,
-        "object_id": obj.id,  # type: ignore[attr-defined]
+        "object_id": id_of(obj),
         "tenant": tenant,
         "type": event_type,
         "reason": reason,
         "message": message,
         "timestamp": format_datetime(now),
     }
-    name = obj.metadata.name  # type: ignore[attr-defined]
+    name = metadata_of(obj).name
     if name:
         data["object_name"] = name  # the object's events stay findable by name once it is archived
     await tx.conn.execute(statements.INSERT_LIFECYCLE_EVENT, {
-        "id": event_id, "object_type": kind.message, "object_id": obj.id,  # type: ignore[attr-defined]
+        "id": event_id, "object_type": kind.message, "object_id": id_of(obj),
         "tenant": tenant, "timestamp": now, "data": data,
     })
     LIFECYCLE_EVENTS.labels(kind.message, _TYPE_NAMES.get(event_type, str(event_type)), reason.split(":", 1)[0]).inc()

@@ -27,6 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from osac.clock import Clock
 from osac.filters import Encoding, Source, json_dialect
 from osac.model.kinds import Kind
+from osac.model.shape import id_of, metadata_of, name_or_id
 from osac.store import statements
 from osac.store.codec import from_storage, to_storage
 from osac.store.decoded import Decoded
@@ -83,8 +84,7 @@ class Event:
 
 def object_label(kind: Kind, message: Message) -> str:
     """How messages name an object: ``Subnet 'app'`` or ``Subnet '0199…'``."""
-    name = message.metadata.name  # type: ignore[attr-defined]
-    return f"{kind.message} '{name or message.id}'"  # type: ignore[attr-defined]
+    return f"{kind.message} '{name_or_id(message)}'"
 
 
 class Tx:
@@ -255,8 +255,8 @@ class Tx:
             await self.conn.execute(statements.insert_object(kind.name), self._columns(data))
         except IntegrityError as error:
             raise AlreadyExists(
-                f"{kind.message} named '{message.metadata.name}' already exists in tenant "  # type: ignore[attr-defined]
-                f"'{message.metadata.tenant}'"  # type: ignore[attr-defined]
+                f"{kind.message} named '{metadata_of(message).name}' already exists in tenant "
+                f"'{metadata_of(message).tenant}'"
             ) from error
         event = self.emit(EVENT_CREATED, kind, data)
         self._remember(message)
@@ -269,7 +269,7 @@ class Tx:
         no finalizer left it is archived instead, in this transaction, with an OBJECT_DELETED event.
         Raises ``Conflict`` when another writer got there first.
         """
-        meta = message.metadata  # type: ignore[attr-defined]
+        meta = metadata_of(message)
         meta.version = based_on_version + 1
         data = to_storage(message)
         if meta.HasField("deletion_timestamp") and not list(getattr(meta, "finalizers", [])):
@@ -291,9 +291,9 @@ class Tx:
 
         Raises ``Conflict`` when the object changed since ``message`` was read.
         """
-        version = message.metadata.version  # type: ignore[attr-defined]
+        version = metadata_of(message).version
         result = await self.conn.execute(
-            statements.hold_object(kind.name), {"object_id": message.id, "based_on": version}  # type: ignore[attr-defined]
+            statements.hold_object(kind.name), {"object_id": id_of(message), "based_on": version}
         )
         if result.rowcount != 1:
             await self._conflict(kind, message, version)
@@ -312,9 +312,9 @@ class Tx:
 
     async def _conflict(self, kind: Kind, message: Message, based_on: int) -> None:
         stored = (
-            await self.conn.execute(statements.version_by_id(kind.name), {"object_id": message.id})  # type: ignore[attr-defined]
+            await self.conn.execute(statements.version_by_id(kind.name), {"object_id": id_of(message)})
         ).scalar_one_or_none()
-        raise Conflict(kind.message, f"'{message.metadata.name or message.id}'", -1 if stored is None else stored, based_on)  # type: ignore[attr-defined]
+        raise Conflict(kind.message, f"'{name_or_id(message)}'", -1 if stored is None else stored, based_on)
 
     async def signal(self, kind: Kind, message: Message) -> Event:
         return self.emit(EVENT_SIGNALED, kind, to_storage(message))

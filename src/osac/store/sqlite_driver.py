@@ -57,14 +57,24 @@ def _execute(connection: sqlite3.Connection, begin: str | None, operation: str, 
         cursor.close()
 
 
+def _aiosqlite_connection(adapted: AsyncAdapt_aiosqlite_connection) -> aiosqlite.Connection:
+    connection = adapted._connection
+    if not isinstance(connection, aiosqlite.Connection):
+        raise TypeError(f"expected an aiosqlite connection, got {type(connection).__name__}")
+    return connection
+
+
 class OneTripCursor(AsyncAdapt_aiosqlite_cursor):
     """A buffered cursor whose statements are one trip each; it holds no SQLite cursor."""
 
-    __slots__ = ("_description", "_rowcount", "_lastrowid", "_arraysize")
+    __slots__ = ("_description", "_rowcount", "_lastrowid", "_arraysize", "_one_trip", "_sqlite")
 
     def __init__(self, adapt_connection: OneTripConnection) -> None:
         self._adapt_connection = adapt_connection
         self._connection = adapt_connection._connection
+        #: The same two objects as their own classes (the base class types them as protocols).
+        self._one_trip = adapt_connection
+        self._sqlite = _aiosqlite_connection(adapt_connection)
         self._cursor = None  # type: ignore[assignment]
         self._rows = deque()
         self._description: Description = None
@@ -73,7 +83,7 @@ class OneTripCursor(AsyncAdapt_aiosqlite_cursor):
         self._arraysize = 1
 
     @property
-    def description(self) -> Description:  # type: ignore[override]
+    def description(self) -> Description:
         return self._description
 
     @property
@@ -111,8 +121,7 @@ class OneTripCursor(AsyncAdapt_aiosqlite_cursor):
             self._adapt_connection._handle_exception(error)
 
     async def _run(self, operation: Any, parameters: Any, *, many: bool) -> None:
-        connection: aiosqlite.Connection = self._connection  # type: ignore[assignment]
-        adapted: OneTripConnection = self._adapt_connection  # type: ignore[assignment]
+        connection, adapted = self._sqlite, self._one_trip
         async with adapted._execute_mutex:
             begin, adapted.pending_begin = adapted.pending_begin, None
             adapted.in_transaction = True  # until SQLite says otherwise (a failed statement does not)

@@ -5,7 +5,7 @@ Per-kind code takes an object as its generated class once, where it enters (``as
 Cluster)``); code that handles every kind reads the fields every kind has (``id``, ``metadata``)
 and the fields that every kind's List, Get, Create and Update response has through the accessors
 below, the one place where a ``Message`` is taken to have that shape (as
-``osac.services.core.shape`` is on the server, which the CLI does not import).
+``osac.model.shape`` is on the server, which the CLI does not import).
 
 The classes named are the public API's: a private message (``--private``) has every field of its
 public counterpart, under the same name and number, so the CLI reads both through them.

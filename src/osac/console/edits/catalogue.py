@@ -20,8 +20,8 @@ from osac.api.private.v1.host_type_type_pb2 import HostType
 from osac.api.private.v1.network_class_type_pb2 import NetworkClass
 from osac.console import pages
 from osac.console.security import form_fields
+from osac.model.shape import as_kind, id_of, metadata_of
 from osac.services.core.errors import InvalidArgument, NotFound, ServiceError
-from osac.services.core.shape import as_kind, id_of, metadata_of
 
 CHECKED = "on"
 

@@ -18,8 +18,8 @@ from osac.api.private.v1.security_group_type_pb2 import SecurityGroup
 from osac.api.private.v1.security_rule_type_pb2 import SecurityRule
 from osac.console import networking, pages
 from osac.console.security import form_fields
+from osac.model.shape import as_kind
 from osac.services.core.errors import Aborted, InvalidArgument, NotFound, ServiceError
-from osac.services.core.shape import as_kind
 
 #: The rule lists of a group by the name the forms send, with the word the page shows.
 DIRECTIONS = {"ingress": "Inbound", "egress": "Outbound"}

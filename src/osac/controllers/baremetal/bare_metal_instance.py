@@ -69,10 +69,10 @@ from osac.controllers.workloads.passes import (
     until,
     write_retrying,
 )
+from osac.model.shape import as_kind
 from osac.providers.baremetal import BareMetalProvider, HostObservation
 from osac.providers.interfaces import ChangeNotice, FabricManager, ProviderError, TerminalProviderError
 from osac.services.core.catalog import Services
-from osac.services.core.shape import as_kind
 from osac.services.workloads import addresses
 from osac.services.workloads.network_attachments import AUTO_CLEANUP_FINALIZER
 from osac.status.baremetal import derivation
@@ -127,7 +127,7 @@ class BareMetalInstanceReconciler(ObjectReconciler):
         self.gates = GateRunner(context.provider, context.settings, clock, self._fabric)
         self.power = PowerControl(context.provider, clock)
         self.teardown = Teardown(services, context.provider, clock, self._fabric,
-                                 context.networking.cleanup_retry_limit, context.networking.backoff)
+                                 context.networking.cleanup_retry)
         self._memory: dict[str, InstanceMemory] = {}
         #: Host name -> the instance holding it, for change notices (filled by every pass).
         self._owners: dict[str, str] = {}
@@ -231,12 +231,10 @@ class BareMetalInstanceReconciler(ObjectReconciler):
             if isinstance(error, TerminalProviderError):
                 memory.configuration_failure = (spec_hash, error.message)
                 return "", error.message, None
-            memory.configuration_attempts += 1
-            delay = self.context.networking.backoff(memory.configuration_attempts)
+            delay = self.context.networking.provider_retry.delay(memory.failures.failed("configuration"))
             memory.wait_until("configuration", now + delay)
             return "", "", delay
         memory.configuration_failure = None
-        memory.configuration_attempts = 0
         memory.succeeded("configuration")
         memory.applied_spec_hash = spec_hash
         return spec_hash, "", None

@@ -14,7 +14,7 @@ from osac.api.private.v1.subnet_type_pb2 import Subnet
 from osac.controllers.baremetal.memory import PortBinding
 from osac.controllers.networking import topology
 from osac.controllers.workloads.owning_tenant import OwningTenant, read_owning_tenant
-from osac.services.core.shape import as_kind
+from osac.model.shape import as_kind
 from osac.services.workloads import addresses as workload_addresses
 from osac.status.baremetal.derivation import BareMetalAttachment, TenantReadiness
 from osac.store.objects import Tx

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from osac.controllers.runtime.retry import Attempts
 from osac.providers.baremetal import HostRecord
 
 
@@ -35,14 +36,11 @@ class InstanceMemory:
     attach_started: dict[str, datetime] = field(default_factory=dict)
     #: Action -> the earliest time it may be tried again after a failure.
     retry_at: dict[str, datetime] = field(default_factory=dict)
-    #: Failed power calls of the power cycle being requested (three fail it).
-    power_errors: int = 0
-    #: Failed attempts per teardown step (the cleanup retry limit).
-    teardown_attempts: dict[str, int] = field(default_factory=dict)
-    #: Failed power calls applying the run strategy.
-    power_attempts: int = 0
-    #: Transient failures re-binding the ports after an Update.
-    configuration_attempts: int = 0
+    #: Consecutive failures per action that has no count in the status: the power cycle being
+    #: requested (``reboot``, three fail it), applying the run strategy (``set-power``), re-binding
+    #: the ports after an Update (``configuration``) and each teardown step (``teardown:...``, the
+    #: cleanup retry limit).
+    failures: Attempts[str] = field(default_factory=Attempts)
     #: Hash of the mutable spec last applied in full (security groups and run strategy).
     applied_spec_hash: str = ""
     #: (spec hash, message) of a terminal error applying that spec; retried only for a new spec.
@@ -58,4 +56,6 @@ class InstanceMemory:
         self.retry_at[action] = due
 
     def succeeded(self, action: str) -> None:
+        """``action`` succeeded (or was given up): no wait, and the next failure is the first."""
         self.retry_at.pop(action, None)
+        self.failures.succeeded(action)

@@ -20,7 +20,7 @@ from datetime import timedelta
 
 from osac.clock import Clock
 from osac.controllers.baremetal.memory import InstanceMemory
-from osac.controllers.baremetal.settings import Backoff
+from osac.controllers.runtime.retry import RetryPolicy
 from osac.providers.baremetal import BareMetalProvider
 from osac.providers.interfaces import ProviderError, TerminalProviderError
 from osac.status.baremetal.derivation import BareMetalInstanceStatusView, BareMetalRestart, needs_power_cycle
@@ -34,8 +34,9 @@ from osac.status.baremetal.views import (
 )
 from osac.status.workloads.shared import is_true
 
-#: Waits after a failed power call.
-POWER_RETRY = Backoff(timedelta(seconds=1), timedelta(seconds=60))
+#: Waits after a failed power call; a power cycle fails at its third failed call.
+POWER_RETRY = RetryPolicy(timedelta(seconds=1), timedelta(seconds=60))
+POWER_CYCLE_RETRY = RetryPolicy(timedelta(seconds=1), timedelta(seconds=60), limit=POWER_ERRORS_BEFORE_FAILURE)
 REBOOT = "reboot"
 SET_POWER = "set-power"
 #: Provisioning states in which the provider refuses power changes.
@@ -68,12 +69,11 @@ class PowerControl:
     ) -> PowerOutcome:
         if needs_cycle(spec_trigger, previous):
             return await self._cycle(host_name, memory)
-        memory.power_errors = 0
+        memory.failures.succeeded(REBOOT)
         if is_power_cycle_running(previous):
             return PowerOutcome()
         wants_power = run_strategy != RUN_STRATEGY_HALTED
         if host.online == wants_power or host.provisioning_state in BUSY_STATES:
-            memory.power_attempts = 0
             memory.succeeded(SET_POWER)
             return PowerOutcome()
         now = self.clock.now()
@@ -82,11 +82,9 @@ class PowerControl:
         try:
             await self.provider.set_power(host_name, wants_power)
         except ProviderError:
-            memory.power_attempts += 1
-            delay = POWER_RETRY.after(memory.power_attempts)
+            delay = POWER_RETRY.delay(memory.failures.failed(SET_POWER))
             memory.wait_until(SET_POWER, now + delay)
             return PowerOutcome(requeue_after=delay)
-        memory.power_attempts = 0
         memory.succeeded(SET_POWER)
         return PowerOutcome(acted=True)
 
@@ -97,16 +95,14 @@ class PowerControl:
         try:
             await self.provider.reboot_host(host_name)
         except ProviderError as error:
-            memory.power_errors += 1
-            if isinstance(error, TerminalProviderError) or memory.power_errors >= POWER_ERRORS_BEFORE_FAILURE:
-                attempts, memory.power_errors = memory.power_errors, 0
+            attempts = memory.failures.failed(REBOOT)
+            if isinstance(error, TerminalProviderError) or POWER_CYCLE_RETRY.is_exhausted(attempts):
                 memory.succeeded(REBOOT)
                 message = f"power cycle failed after {attempts} attempt(s): {error.message}"
                 return PowerOutcome(BareMetalRestart(started_at=now, error=message))
-            delay = POWER_RETRY.after(memory.power_errors)
+            delay = POWER_CYCLE_RETRY.delay(attempts)
             memory.wait_until(REBOOT, now + delay)
             return PowerOutcome(requeue_after=delay)
-        memory.power_errors = 0
         memory.succeeded(REBOOT)
         return PowerOutcome(BareMetalRestart(started_at=now), acted=True)
 

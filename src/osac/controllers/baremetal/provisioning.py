@@ -38,6 +38,7 @@ from osac.clock import Clock
 from osac.controllers.baremetal.inputs import InstanceInputs, Port
 from osac.controllers.baremetal.memory import InstanceMemory
 from osac.controllers.baremetal.settings import BareMetalSettings
+from osac.controllers.runtime.retry import RetryPolicy
 from osac.controllers.workloads import metrics
 from osac.providers.baremetal import OWNER_BARE_METAL_INSTANCE, BareMetalProvider, HostRecord
 from osac.providers.interfaces import (
@@ -132,10 +133,10 @@ class GateRunner:
             return GateProgress(steps.fail(gate, self.clock.now(), PROVISIONING_FAILED, error.message))
         except ProviderError as error:
             return self._retry(steps, memory, gate, f"host assignment failed: {error.message}",
-                               self.settings.host_wait.after)
+                               self.settings.host_wait)
         if host is None:
             return self._retry(steps, memory, gate, f"no free host of type {inputs.host_type}",
-                               self.settings.host_wait.after)
+                               self.settings.host_wait)
         memory.succeeded(gate)
         memory.host = host
         return GateProgress(steps.complete(gate, self.clock.now()), host_name=host.name)
@@ -167,7 +168,7 @@ class GateRunner:
                 attempts = steps.step(gate).attempts + 1
                 return self._retry(steps, memory, gate,
                                    f"interface {port.interface}: retrying (attempt {attempts}): {error.message}",
-                                   self.settings.networking_retry.after, not_after=deadline)
+                                   self.settings.networking_retry, not_after=deadline)
         memory.succeeded(gate)
         return GateProgress(steps.complete(gate, self.clock.now()))
 
@@ -232,7 +233,7 @@ class GateRunner:
                 return GateProgress(steps.fail(gate, self.clock.now(), PROVISIONING_FAILED,
                                                f"{error.message} (failed {attempts} times)"))
             return self._retry(steps, memory, gate, f"attempt {attempts} failed: {error.message}",
-                               self.settings.provisioning_retry.after)
+                               self.settings.provisioning_retry)
         memory.succeeded(gate)
         observation = await self.provider.observe_host(host_name)
         reading = read_host(observation.host) if observation.readable and observation.host is not None else None
@@ -308,13 +309,13 @@ class GateRunner:
         memory: InstanceMemory,
         gate: str,
         message: str,
-        backoff: Callable[[int], timedelta],
+        retry: RetryPolicy,
         not_after: datetime | None = None,
     ) -> GateProgress:
-        """Count one more attempt and wait the backoff (never past ``not_after``)."""
+        """Count one more attempt (in the status) and wait the policy's delay (never past ``not_after``)."""
         steps = steps.attempt(gate, message)
         now = self.clock.now()
-        due = now + backoff(steps.step(gate).attempts)
+        due = now + retry.delay(steps.step(gate).attempts)
         if not_after is not None:
             due = min(due, not_after)
         memory.wait_until(gate, due)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from osac.controllers.runtime.retry import RetryPolicy
 from osac.status.baremetal.gates import (
     HOST_WAIT_BACKOFF,
     IP_DISCOVERY_TIMEOUT_AFTER,
@@ -42,25 +43,13 @@ DEFAULT_IMAGE = "https://images.osac.example/rhel-9-x86_64-generic.qcow2"
 
 
 @dataclass(frozen=True)
-class Backoff:
-    """Waits of ``initial`` doubling per attempt up to ``cap``."""
-
-    initial: timedelta
-    cap: timedelta
-
-    def after(self, attempt: int) -> timedelta:
-        """The wait after the ``attempt``-th failure (1-based)."""
-        return min(self.cap, self.initial * 2 ** max(0, min(attempt - 1, 30)))
-
-
-@dataclass(frozen=True)
 class BareMetalSettings:
     default_image: str = DEFAULT_IMAGE
-    host_wait: Backoff = Backoff(*HOST_WAIT_BACKOFF)
-    networking_retry: Backoff = Backoff(*NETWORKING_RETRY_BACKOFF)
+    host_wait: RetryPolicy = RetryPolicy(*HOST_WAIT_BACKOFF)
+    networking_retry: RetryPolicy = RetryPolicy(*NETWORKING_RETRY_BACKOFF)
     networking_budget_per_interface: timedelta = NETWORKING_BUDGET_PER_INTERFACE
     provisioning_attempts: int = PROVISIONING_ATTEMPTS
-    provisioning_retry: Backoff = Backoff(timedelta(seconds=5), timedelta(seconds=60))
+    provisioning_retry: RetryPolicy = RetryPolicy(timedelta(seconds=5), timedelta(seconds=60))
     lease_poll_interval: timedelta = LEASE_POLL_INTERVAL
     ip_discovery_timeout: timedelta = IP_DISCOVERY_TIMEOUT_AFTER
     restart_timeout: timedelta = DEFAULT_RESTART_TIMEOUT
@@ -84,6 +73,15 @@ class BareMetalSettings:
             value = section.get(key)
             return default if value is None else parse_threshold(value, f"{SECTION}.{key}")
 
+        def retry(key: str, max_key: str | None, default: RetryPolicy) -> RetryPolicy:
+            """A first wait doubling up to a cap (the cap of ``default`` without ``max_key``)."""
+            base = duration(key, default.base)
+            cap = default.cap if max_key is None else duration(max_key, default.cap)
+            if base <= timedelta(0) or cap < base:
+                named = f"{SECTION}.{key}" + ("" if max_key is None else f" and {SECTION}.{max_key}")
+                raise ValueError(f"{named}: the first wait must be above 0 and at most the longest ({cap})")
+            return RetryPolicy(base, cap)
+
         image = section.get("default_image", defaults.default_image)
         if not isinstance(image, str) or not image.strip():
             raise ValueError(f"{SECTION}.default_image must be a non-empty image URL")
@@ -92,15 +90,13 @@ class BareMetalSettings:
             raise ValueError(f"{SECTION}.provisioning_attempts must be a whole number of at least 1")
         return cls(
             default_image=image.strip(),
-            host_wait=Backoff(duration("host_wait_backoff", defaults.host_wait.initial),
-                              duration("host_wait_backoff_max", defaults.host_wait.cap)),
-            networking_retry=Backoff(duration("networking_retry_backoff", defaults.networking_retry.initial),
-                                     duration("networking_retry_backoff_max", defaults.networking_retry.cap)),
+            host_wait=retry("host_wait_backoff", "host_wait_backoff_max", defaults.host_wait),
+            networking_retry=retry("networking_retry_backoff", "networking_retry_backoff_max",
+                                   defaults.networking_retry),
             networking_budget_per_interface=duration("networking_budget_per_interface",
                                                      defaults.networking_budget_per_interface),
             provisioning_attempts=attempts,
-            provisioning_retry=Backoff(duration("provisioning_retry_backoff", defaults.provisioning_retry.initial),
-                                       defaults.provisioning_retry.cap),
+            provisioning_retry=retry("provisioning_retry_backoff", None, defaults.provisioning_retry),
             lease_poll_interval=duration("lease_poll_interval", defaults.lease_poll_interval),
             ip_discovery_timeout=duration("ip_discovery_timeout", defaults.ip_discovery_timeout),
             restart_timeout=duration("restart_timeout", defaults.restart_timeout),

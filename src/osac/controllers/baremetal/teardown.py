@@ -26,7 +26,7 @@ back to DELETING and deletes such children again, ``workload_teardown``) with fr
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -37,6 +37,7 @@ from osac.controllers.baremetal.memory import InstanceMemory
 from osac.controllers.baremetal.power import BUSY_STATES
 from osac.controllers.baremetal.provisioning import FabricSource
 from osac.controllers.runtime.objects import CONTROLLER_FINALIZER
+from osac.controllers.runtime.retry import RetryPolicy
 from osac.controllers.runtime.waiters import Awaited
 from osac.controllers.workloads.auto_cleanup import clean_auto_provisioned
 from osac.providers.baremetal import BareMetalProvider, HostRecord
@@ -85,15 +86,13 @@ class Teardown:
         provider: BareMetalProvider,
         clock: Clock,
         fabric: FabricSource,
-        retry_limit: int,
-        backoff: Callable[[int], timedelta],
+        retry: RetryPolicy,
     ) -> None:
         self.services = services
         self.provider = provider
         self.clock = clock
         self.fabric = fabric
-        self.retry_limit = retry_limit
-        self.backoff = backoff
+        self.retry = retry
 
     async def run(self, inputs: InstanceInputs, memory: InstanceMemory) -> TeardownProgress:
         finalizers = list(inputs.instance.metadata.finalizers)
@@ -179,11 +178,10 @@ class Teardown:
             raise _Step("teardown:release", error, (f"host {host.name} still assigned: {error.message}",)) from None
 
     def _failed(self, step: _Step, memory: InstanceMemory, is_auto_cleaned: bool) -> TeardownProgress:
-        attempts = memory.teardown_attempts.get(step.action, 0) + 1
-        memory.teardown_attempts[step.action] = attempts
-        if isinstance(step.error, TerminalProviderError) or attempts >= self.retry_limit:
+        attempts = memory.failures.failed(step.action)
+        if isinstance(step.error, TerminalProviderError) or self.retry.is_exhausted(attempts):
             return TeardownProgress(is_auto_cleaned=is_auto_cleaned, leftovers=step.leftovers, has_given_up=True)
-        delay = self.backoff(attempts)
+        delay = self.retry.delay(attempts)
         memory.wait_until(step.action, self.clock.now() + delay)
         return TeardownProgress(is_auto_cleaned=is_auto_cleaned, leftovers=step.leftovers, requeue_after=delay)
 
@@ -198,6 +196,6 @@ def _ports_left(host: HostRecord, ports: Sequence[Port]) -> list[str]:
 
 def forget_teardown(memory: InstanceMemory) -> None:
     """A teardown gave up: the next one (Delete again, Signal) starts with fresh budgets."""
-    memory.teardown_attempts.clear()
+    memory.failures.forget(lambda action: action.startswith("teardown:"))
     for action in [a for a in memory.retry_at if a.startswith("teardown:")]:
         del memory.retry_at[action]

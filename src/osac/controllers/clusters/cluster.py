@@ -40,7 +40,6 @@ from osac.controllers.clusters import metrics
 from osac.controllers.clusters.hosts import ClusterHosts, NodeSetHosts
 from osac.controllers.networking import topology
 from osac.controllers.networking.provisioning import NetworkingContext
-from osac.controllers.runtime.backoff import Backoff
 from osac.controllers.runtime.manager import ObjectKey, OwnWrites, Result, TransientError
 from osac.controllers.runtime.objects import (
     CONTROLLER_FINALIZER,
@@ -49,6 +48,7 @@ from osac.controllers.runtime.objects import (
     is_deleting,
     remove_finalizer,
 )
+from osac.controllers.runtime.retry import RetryPolicy
 from osac.controllers.runtime.spread import until_slot
 from osac.controllers.runtime.waiters import Waiters
 from osac.controllers.workloads.auto_cleanup import clean_auto_provisioned
@@ -61,6 +61,7 @@ from osac.controllers.workloads.passes import (
     record_status,
     until,
 )
+from osac.model.shape import as_kind
 from osac.providers.baremetal import BareMetalProvider
 from osac.providers.clusters import (
     ClusterObservation,
@@ -79,7 +80,6 @@ from osac.services.baremetal.interfaces import is_bare_metal
 from osac.services.clusters import addresses as cluster_addresses
 from osac.services.clusters.failures import recorded_failure
 from osac.services.core.catalog import Services
-from osac.services.core.shape import as_kind
 from osac.services.workloads.network_attachments import AUTO_CLEANUP_FINALIZER
 from osac.status.clusters import derivation
 from osac.status.conditions.views import LifecycleEventView
@@ -98,9 +98,9 @@ RELIABLE_RESYNC = timedelta(minutes=10)
 #: what someone changed on the hub is put back (what went missing is re-applied at once).
 REAPPLY = timedelta(minutes=5)
 #: Failed provider calls are retried after 1 s, doubling up to 60 s.
-BACKOFF = Backoff(base=timedelta(seconds=1), factor=2.0, cap=timedelta(seconds=60))
+BACKOFF = RetryPolicy(base=timedelta(seconds=1), factor=2.0, cap=timedelta(seconds=60))
 #: Too few free hosts: asked again after 30 s, doubling up to 5 minutes (networking.md §7.3).
-HOST_BACKOFF = Backoff(base=timedelta(seconds=30), factor=2.0, cap=timedelta(minutes=5))
+HOST_BACKOFF = RetryPolicy(base=timedelta(seconds=30), factor=2.0, cap=timedelta(minutes=5))
 DEFAULT_BASE_DOMAIN = "clusters.osac.example"
 
 
@@ -182,9 +182,9 @@ class ClusterReconciler(ObjectReconciler):
         #: forgets the entry.
         self._held: dict[str, tuple[int, cluster_addresses.HeldAddresses]] = {}
         self.provider = context.provider
-        self.retries = ProviderRetries("cluster", BACKOFF.delay)
+        self.retries = ProviderRetries("cluster", BACKOFF)
         self.hosts = ClusterHosts(context.inventory) if context.inventory is not None else None
-        self.host_retries = ProviderRetries("cluster host selection", HOST_BACKOFF.delay)
+        self.host_retries = ProviderRetries("cluster host selection", HOST_BACKOFF)
         #: What this process last applied per cluster (skipped while unchanged, see ``_apply``).
         self._applied: dict[str, _Applied] = {}
         #: Node ports attached by this process: cluster id -> {(host, interface): (address, SG ids)}.

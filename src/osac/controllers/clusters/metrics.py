@@ -18,6 +18,7 @@ from google.protobuf.message import Message
 from prometheus_client import Counter, Gauge, Histogram
 
 from osac.api.private.v1.cluster_type_pb2 import Cluster, ClusterStatus
+from osac.model.shape import as_kind
 from osac.services.clusters.transition_metrics import (
     PROGRESSING,
     STAGE_DURATION,
@@ -28,7 +29,6 @@ from osac.services.clusters.transition_metrics import (
     reason_of,
     state_name,
 )
-from osac.services.core.shape import as_kind
 
 __all__ = ["STAGE_DURATION", "STALLS", "STATE_TRANSITIONS", "observe_transition", "refresh_cluster_gauges", "state_name"]
 

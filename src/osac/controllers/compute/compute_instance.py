@@ -73,10 +73,10 @@ from osac.controllers.workloads.passes import (
     record_status,
     until,
 )
+from osac.model.shape import as_kind
 from osac.providers.compute import RUN_ALWAYS, ComputeProvider, VirtualMachineObservation
 from osac.providers.interfaces import NetworkAttachmentSpec, TerminalProviderError, TransientProviderError
 from osac.services.core.catalog import Services
-from osac.services.core.shape import as_kind
 from osac.services.workloads import addresses
 from osac.services.workloads.network_attachments import AUTO_CLEANUP_FINALIZER
 from osac.status.compute import derivation
@@ -181,7 +181,7 @@ class ComputeInstanceReconciler(ObjectReconciler):
         self.context = context
         self.provider = context.provider
         self.teardown = ComputeTeardown(services, context.provider, context.networking)
-        self.retries = ProviderRetries("compute instance", context.networking.backoff)
+        self.retries = ProviderRetries("compute instance", context.networking.provider_retry)
         #: Ports this process created, by (instance id, interface): re-sent only when they change.
         self._ports: dict[tuple[str, str], NetworkAttachmentSpec] = {}
         #: Provider change notices not yet reflected in a committed status (the caller enqueues).

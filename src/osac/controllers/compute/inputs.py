@@ -22,8 +22,8 @@ from osac.api.private.v1.external_ip_type_pb2 import ExternalIP
 from osac.controllers.networking import topology
 from osac.controllers.networking.external_ip_attachment import TARGET_DELETED
 from osac.model import registry
+from osac.model.shape import as_kind
 from osac.services.core.references import field_equals
-from osac.services.core.shape import as_kind
 from osac.store.objects import Tx
 
 

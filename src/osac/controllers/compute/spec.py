@@ -28,9 +28,9 @@ from osac.api.private.v1.compute_instance_type_pb2 import ComputeInstance
 from osac.api.private.v1.instance_type_type_pb2 import InstanceType
 from osac.api.private.v1.subnet_type_pb2 import Subnet
 from osac.controllers.networking import topology
+from osac.model.shape import as_kind
 from osac.providers.compute import RUN_ALWAYS, RUN_HALTED, VirtualMachineInterface, VirtualMachineSpec
 from osac.providers.interfaces import NetworkAttachmentSpec
-from osac.services.core.shape import as_kind
 from osac.services.workloads import addresses as workload_addresses
 from osac.status.compute.derivation import ComputeAttachment, interface_name
 from osac.store.objects import Tx

@@ -31,6 +31,7 @@ from osac.controllers.networking import topology
 from osac.controllers.networking.provisioning import NetworkingContext
 from osac.controllers.runtime.manager import TransientError
 from osac.controllers.runtime.objects import CONTROLLER_FINALIZER
+from osac.controllers.runtime.retry import Attempts
 from osac.controllers.runtime.waiters import Awaited
 from osac.controllers.workloads.auto_cleanup import clean_auto_provisioned
 from osac.providers.compute import ComputeProvider, VirtualMachineObservation
@@ -80,7 +81,7 @@ class ComputeTeardown:
         self.services = services
         self.provider = provider
         self.networking = networking
-        self._attempts: dict[tuple[str, str], int] = {}
+        self._attempts: Attempts[tuple[str, str]] = Attempts()
 
     async def advance(self, instance: ComputeInstance) -> TeardownStep:
         """Do the next teardown work for a deleting instance."""
@@ -127,17 +128,17 @@ class ComputeTeardown:
         error: ProviderError,
         observation: VirtualMachineObservation | None = None,
     ) -> TeardownStep:
-        attempt = self._attempts.get((instance_id, step), 0) + 1
-        self._attempts[(instance_id, step)] = attempt
+        attempt = self._attempts.failed((instance_id, step))
         leftover = f"{what}: {error.message}"
-        if isinstance(error, TerminalProviderError) or attempt >= self.networking.cleanup_retry_limit:
+        retry = self.networking.cleanup_retry
+        if isinstance(error, TerminalProviderError) or retry.is_exhausted(attempt):
             return self._give_up(instance_id, (leftover,), observation, is_auto_cleaned=True)
         return TeardownStep(
             observation=observation,
             is_auto_cleaned=True,
             leftovers=(leftover,),
             retry=TransientError(f"teardown retrying (attempt {attempt}): {leftover}",
-                                 delay=self.networking.backoff(attempt)),
+                                 delay=retry.delay(attempt)),
         )
 
     def _give_up(
@@ -153,5 +154,4 @@ class ComputeTeardown:
                             leftovers=leftovers)
 
     def _forget(self, instance_id: str, step: str | None) -> None:
-        for key in [k for k in self._attempts if k[0] == instance_id and (step is None or k[1] == step)]:
-            del self._attempts[key]
+        self._attempts.forget(lambda key: key[0] == instance_id and (step is None or key[1] == step))

@@ -5,8 +5,8 @@ from __future__ import annotations
 from osac.api.private.v1.external_ip_type_pb2 import ExternalIP
 from osac.controllers.runtime.objects import copy
 from osac.model import registry
+from osac.model.shape import as_kind
 from osac.services.core.catalog import Services
-from osac.services.core.shape import as_kind
 from osac.store.objects import Tx
 
 

@@ -32,8 +32,8 @@ from osac.controllers.runtime.objects import copy, is_deleting
 from osac.controllers.runtime.waiters import Awaited
 from osac.model import registry
 from osac.model.labels import AUTO_LABEL
+from osac.model.shape import as_kind
 from osac.services.core.catalog import Services
-from osac.services.core.shape import as_kind
 from osac.store import lifecycle
 from osac.store.objects import Tx, object_label
 

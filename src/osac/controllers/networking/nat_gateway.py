@@ -10,7 +10,7 @@ from osac.controllers.networking import topology
 from osac.controllers.networking.consumers import set_attached
 from osac.controllers.networking.provisioning import ProviderCall, ProvisioningReconciler
 from osac.controllers.runtime.waiters import Awaited
-from osac.services.core.shape import as_kind
+from osac.model.shape import as_kind
 from osac.store.objects import Tx
 
 

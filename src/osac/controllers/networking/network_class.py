@@ -11,9 +11,9 @@ from osac.api.private.v1.network_class_type_pb2 import (
 from osac.controllers.networking.provisioning import NetworkingContext
 from osac.controllers.runtime.manager import ObjectKey, Result
 from osac.controllers.runtime.objects import ObjectReconciler, copy, is_deleting
+from osac.model.shape import as_kind
 from osac.providers.interfaces import CONTRACT_VERSION
 from osac.services.core.catalog import Services
-from osac.services.core.shape import as_kind
 
 READY, FAILED = NETWORK_CLASS_STATE_READY, NETWORK_CLASS_STATE_FAILED
 

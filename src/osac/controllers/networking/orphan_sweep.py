@@ -31,11 +31,11 @@ from prometheus_client import Counter
 from osac.controllers.workloads.auto_cleanup import ORDER
 from osac.model import registry
 from osac.model.labels import AUTO_FOR_LABEL
+from osac.model.shape import id_of, metadata_of
 from osac.services.core.catalog import Services
 from osac.services.core.context import Caller
 from osac.services.core.errors import FailedPrecondition, NotFound
 from osac.services.core.references import where
-from osac.services.core.shape import id_of, metadata_of
 from osac.store.objects import Tx, object_label
 from osac.tasks import raise_if_cancelled
 

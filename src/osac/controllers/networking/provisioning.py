@@ -41,10 +41,11 @@ from osac.controllers.runtime.objects import (
     is_deleting,
     remove_finalizer,
 )
+from osac.controllers.runtime.retry import Attempts, RetryPolicy
 from osac.controllers.runtime.waiters import Awaited, Waiters
+from osac.model.shape import as_kind, id_of, metadata_of, status_of
 from osac.providers.interfaces import ProviderError, TerminalProviderError
 from osac.services.core.catalog import Services
-from osac.services.core.shape import as_kind, id_of, metadata_of, status_of
 from osac.store import lifecycle
 from osac.store.objects import Tx, object_label
 
@@ -67,9 +68,9 @@ BACKOFF_CAP_SECONDS = 60.0
 WAIT_INTERVAL = timedelta(seconds=30)
 
 
-@dataclass
+@dataclass(frozen=True)
 class NetworkingContext:
-    """What the networking reconcilers share: the managers and the retry policy."""
+    """What the networking reconcilers share: the managers and the retry policies."""
 
     managers: ManagerRegistry
     retry_limit: int = DEFAULT_RETRY_LIMIT
@@ -77,9 +78,25 @@ class NetworkingContext:
     #: First retry delay; doubles per attempt up to ``BACKOFF_CAP_SECONDS``.
     backoff_base_seconds: float = BACKOFF_BASE_SECONDS
 
-    def backoff(self, attempt: int) -> timedelta:
-        delay = self.backoff_base_seconds * 2 ** max(0, attempt - 1)
-        return timedelta(seconds=min(BACKOFF_CAP_SECONDS, delay))
+    def __post_init__(self) -> None:
+        if not self.backoff_base_seconds > 0:
+            raise ValueError(
+                f"networking.retry_backoff_seconds must be above 0, got {self.backoff_base_seconds}"
+            )
+
+    @property
+    def provider_retry(self) -> RetryPolicy:
+        """Failed provider calls while provisioning; FAILED at ``retry_limit``."""
+        return self._policy(self.retry_limit)
+
+    @property
+    def cleanup_retry(self) -> RetryPolicy:
+        """Failed teardown steps; DELETE_FAILED (or given up) at ``cleanup_retry_limit``."""
+        return self._policy(self.cleanup_retry_limit)
+
+    def _policy(self, limit: int) -> RetryPolicy:
+        cap = timedelta(seconds=BACKOFF_CAP_SECONDS)
+        return RetryPolicy(base=min(cap, timedelta(seconds=self.backoff_base_seconds)), cap=cap, limit=limit)
 
 
 class Waiting(Exception):
@@ -103,7 +120,7 @@ class ProvisioningReconciler(ObjectReconciler, Generic[M]):
     def __init__(self, services: Services, networking: NetworkingContext) -> None:
         super().__init__(services)
         self.networking = networking
-        self._attempts: dict[tuple[str, str], int] = {}
+        self._attempts: Attempts[tuple[str, str]] = Attempts()
         #: What the objects being provisioned wait for, from this process's passes.
         self.waiters = Waiters()
         CLEANUP_FAILURES.labels(self.kind)  # exported from zero, so the first failure is an increase
@@ -245,10 +262,9 @@ class ProvisioningReconciler(ObjectReconciler, Generic[M]):
     async def _failed(self, obj: Message, error: ProviderError, phase: str) -> Result:
         """Record a provider error: a retry message, or the failed state past the limit."""
         object_id: str = id_of(obj)
-        attempt = self._attempts.get((object_id, phase), 0) + 1
-        self._attempts[(object_id, phase)] = attempt
-        limit = self.networking.cleanup_retry_limit if phase == "teardown" else self.networking.retry_limit
-        terminal = isinstance(error, TerminalProviderError) or attempt >= limit
+        attempt = self._attempts.failed((object_id, phase))
+        policy = self.networking.cleanup_retry if phase == "teardown" else self.networking.provider_retry
+        terminal = isinstance(error, TerminalProviderError) or policy.is_exhausted(attempt)
         async with self.store.write() as tx:
             stored = await self.load(tx, object_id)
             if stored is None:
@@ -269,7 +285,7 @@ class ProvisioningReconciler(ObjectReconciler, Generic[M]):
         if terminal:
             self._forget(object_id, phase)
             return Result()
-        raise TransientError(status.message, delay=self.networking.backoff(attempt))
+        raise TransientError(status.message, delay=policy.delay(attempt))
 
     async def _call(self, operation: str, obj: Message, call: Awaitable[object]) -> None:
         """Run one provider step, logging one record per call (§12); the managers time each of
@@ -300,6 +316,5 @@ class ProvisioningReconciler(ObjectReconciler, Generic[M]):
             self.waiters.forget(object_id)
 
     def _forget(self, object_id: str, phase: str | None = None) -> None:
-        for key in [k for k in self._attempts if k[0] == object_id and (phase is None or k[1] == phase)]:
-            del self._attempts[key]
+        self._attempts.forget(lambda key: key[0] == object_id and (phase is None or key[1] == phase))
 

@@ -13,9 +13,9 @@ from osac.api.private.v1.network_class_type_pb2 import NetworkClass
 from osac.api.private.v1.virtual_network_type_pb2 import VirtualNetwork
 from osac.controllers.networking.metrics import metered
 from osac.model import registry
+from osac.model.shape import as_kind, metadata_of, status_of
 from osac.providers.interfaces import FabricManager, K8sNetworkManager, TerminalProviderError
 from osac.providers.registry import ManagerNotRegistered, ManagerRegistry
-from osac.services.core.shape import as_kind, metadata_of, status_of
 from osac.store.objects import Tx
 
 

@@ -98,8 +98,8 @@ from enum import Enum
 from typing import Protocol
 
 from osac.clock import Clock
-from osac.controllers.runtime.backoff import Backoff
 from osac.controllers.runtime.metrics import ControllerMetrics, Outcome, default_metrics
+from osac.controllers.runtime.retry import Attempts, RetryPolicy
 from osac.controllers.runtime.shards import (
     DEFAULT_SHARDS,
     MAX_SHARDS,
@@ -125,7 +125,7 @@ __all__ = [
     "DEFAULT_MAX_REAL_WAIT_SECONDS",
     "DEFAULT_RESYNC_PERIOD",
     "DEFAULT_WORKERS",
-    "Backoff",
+    "RetryPolicy",
     "Change",
     "ChangeFeed",
     "Controller",
@@ -145,7 +145,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 DEFAULT_WORKERS = 4
-DEFAULT_BACKOFF = Backoff()
+DEFAULT_BACKOFF = RetryPolicy()
 DEFAULT_RESYNC_PERIOD = timedelta(minutes=10)
 DEFAULT_LEASE_TTL = timedelta(seconds=15)
 #: Changes read from the feed per query.
@@ -401,7 +401,7 @@ class Controller:
         clock: Clock,
         list_keys: ListKeys,
         workers: int = DEFAULT_WORKERS,
-        backoff: Backoff = DEFAULT_BACKOFF,
+        backoff: RetryPolicy = DEFAULT_BACKOFF,
         resync_period: timedelta = DEFAULT_RESYNC_PERIOD,
         metrics: ControllerMetrics | None = None,
         max_real_wait: float = DEFAULT_MAX_REAL_WAIT_SECONDS,
@@ -460,7 +460,7 @@ class Controller:
         self._dirty: dict[str, bool] = {}
         self._timers: dict[str, datetime] = {}
         self._timer_heap: list[tuple[datetime, int, str]] = []
-        self._failures: dict[str, int] = {}
+        self._failures: Attempts[str] = Attempts()
         self._terminal: set[str] = set()
         self._resync_failures = 0
         self._next_resync: datetime | None = None
@@ -561,7 +561,7 @@ class Controller:
         for object_id in [key for key in self._timers if where(key)]:
             del self._timers[object_id]
         self._terminal = {key for key in self._terminal if not where(key)}
-        self._failures = {key: count for key, count in self._failures.items() if not where(key)}
+        self._failures.forget(where)
         self._update_idle()
         self._report_depth()
 
@@ -772,28 +772,28 @@ class Controller:
                 )
         except TerminalError as error:
             outcome = Outcome.TERMINAL_ERROR
-            self._failures.pop(object_id, None)
+            self._failures.succeeded(object_id)
             self._terminal.add(object_id)
             logger.warning("reconcile %s failed for good, not retried until it changes: %s", key, error)
         except TransientError as error:
             outcome = Outcome.TRANSIENT_ERROR
-            failures = self._count_failure(object_id)
+            failures = self._failures.failed(object_id)
             delay = error.delay if error.delay is not None else self._backoff.delay(failures)
             logger.info("reconcile %s: %s; retrying in %s", key, error, delay)
             self._schedule(object_id, self._clock.now() + delay)
         except (WriteContention, Conflict) as error:  # a concurrent writer won: again from a fresh read
             outcome = Outcome.TRANSIENT_ERROR
-            delay = self._backoff.delay(self._count_failure(object_id))
+            delay = self._backoff.delay(self._failures.failed(object_id))
             logger.info("reconcile %s: %s; retrying in %s", key, error, delay)
             self._schedule(object_id, self._clock.now() + delay)
         except Exception as error:
             raise_if_cancelled(error)
             outcome = Outcome.ERROR
-            delay = self._backoff.delay(self._count_failure(object_id))
+            delay = self._backoff.delay(self._failures.failed(object_id))
             logger.exception("reconcile %s raised; retrying in %s", key, delay)
             self._schedule(object_id, self._clock.now() + delay)
         else:
-            self._failures.pop(object_id, None)
+            self._failures.succeeded(object_id)
             self._terminal.discard(object_id)
             if result.requeue_after is None:
                 outcome = Outcome.SUCCESS
@@ -801,11 +801,6 @@ class Controller:
                 outcome = Outcome.REQUEUE
                 self._schedule(object_id, self._clock.now() + result.requeue_after)
         return outcome
-
-    def _count_failure(self, object_id: str) -> int:
-        failures = self._failures.get(object_id, 0) + 1
-        self._failures[object_id] = failures
-        return failures
 
     async def _resync_guarded(self, *, spread: bool = False) -> None:
         try:
@@ -853,7 +848,7 @@ class ControllerManager:
         holder: str | None = None,
         lease_ttl: timedelta = DEFAULT_LEASE_TTL,
         workers: int = DEFAULT_WORKERS,
-        backoff: Backoff = DEFAULT_BACKOFF,
+        backoff: RetryPolicy = DEFAULT_BACKOFF,
         resync_period: timedelta = DEFAULT_RESYNC_PERIOD,
         feed_batch_size: int = DEFAULT_FEED_BATCH_SIZE,
         feed_poll_seconds: float = DEFAULT_FEED_POLL_SECONDS,

@@ -8,9 +8,9 @@ from google.protobuf.message import Message
 from osac.controllers.runtime.manager import OwnWrites
 from osac.model import registry
 from osac.model.kinds import Kind
+from osac.model.shape import id_of, metadata_of
 from osac.services.core.catalog import Services
 from osac.services.core.generic import RECONCILER_PATHS, KindService
-from osac.services.core.shape import id_of, metadata_of
 from osac.store.objects import Tx
 
 #: The finalizer of infrastructure teardown (api.md §2.6).

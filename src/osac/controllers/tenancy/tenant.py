@@ -41,9 +41,9 @@ from osac.controllers.runtime.objects import (
 )
 from osac.controllers.runtime.waiters import Waiters
 from osac.model import registry
+from osac.model.shape import as_kind, id_of, metadata_of, status_of
 from osac.services.core.catalog import Services
 from osac.services.core.context import Caller
-from osac.services.core.shape import as_kind, id_of, metadata_of, status_of
 from osac.services.tenancy.default_networking import CREATED_REASON, DEFAULT_LABEL
 from osac.store import lifecycle
 from osac.store.objects import Tx

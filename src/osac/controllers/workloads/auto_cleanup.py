@@ -22,10 +22,10 @@ from google.protobuf.message import Message
 
 from osac.model import registry
 from osac.model.labels import AUTO_FOR_LABEL
+from osac.model.shape import id_of, metadata_of, status_of
 from osac.services.core.catalog import Services
 from osac.services.core.context import Caller
 from osac.services.core.references import has_label
-from osac.services.core.shape import id_of, metadata_of, status_of
 from osac.store.objects import Tx, object_label
 
 #: Order of removal: a child kind goes only once every object of the previous one is archived.

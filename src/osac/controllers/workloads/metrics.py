@@ -18,8 +18,8 @@ from prometheus_client import Counter, Gauge, Histogram
 from osac.api.private.v1.bare_metal_instance_type_pb2 import BareMetalInstance
 from osac.api.private.v1.compute_instance_type_pb2 import ComputeInstance
 from osac.model import registry
+from osac.model.shape import as_kind
 from osac.providers.baremetal import HostRecord
-from osac.services.core.shape import as_kind
 
 # -- BareMetalInstance (compute.md §5) ------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from osac.api.private.v1.tenant_type_pb2 import Tenant
 from osac.controllers.networking import topology
 from osac.controllers.runtime.waiters import Awaited
 from osac.model import registry
-from osac.services.core.shape import as_kind
+from osac.model.shape import as_kind
 from osac.status.workloads.shared import TenantReadiness
 from osac.store.objects import Tx
 

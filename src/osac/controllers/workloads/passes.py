@@ -34,9 +34,10 @@ from osac.controllers.clusters import metrics
 from osac.controllers.runtime.manager import ControllerManager, ObjectKey, TransientError
 from osac.controllers.runtime.notices import NoticeSource, follow_notices
 from osac.controllers.runtime.objects import ObjectReconciler, add_finalizer, copy, is_deleting
+from osac.controllers.runtime.retry import Attempts, RetryPolicy
 from osac.model import registry
+from osac.model.shape import id_of
 from osac.providers.interfaces import ChangeNotice
-from osac.services.core.shape import id_of
 from osac.status.conditions.views import LifecycleEventView
 from osac.store import lifecycle
 from osac.store.errors import Conflict
@@ -153,22 +154,23 @@ def earliest_requeue(*waits: timedelta | None) -> timedelta | None:
 
 class ProviderRetries:
     """Failed provider calls per object, each answered with a ``TransientError`` whose delay
-    grows with the attempt (``delay(attempt)``); a success or a forgotten object starts over."""
+    grows with the attempt (the policy's ``delay(attempt)``); a success or a forgotten object
+    starts over. The policy's limit is not consulted: these calls are retried for as long as the
+    object wants them."""
 
-    def __init__(self, label: str, delay: Callable[[int], timedelta]) -> None:
+    def __init__(self, label: str, policy: RetryPolicy) -> None:
         self.label = label
-        self.delay = delay
-        self._attempts: dict[str, int] = {}
+        self.policy = policy
+        self._attempts: Attempts[str] = Attempts()
 
     def failed(self, object_id: str, message: str) -> TransientError:
         """Count one more failure of ``object_id``; the error to raise after the status write."""
-        attempt = self._attempts.get(object_id, 0) + 1
-        self._attempts[object_id] = attempt
+        attempt = self._attempts.failed(object_id)
         log.info("%s %s: provider call failed (attempt %d): %s", self.label, object_id, attempt, message)
-        return TransientError(f"retrying (attempt {attempt}): {message}", delay=self.delay(attempt))
+        return TransientError(f"retrying (attempt {attempt}): {message}", delay=self.policy.delay(attempt))
 
     def succeeded(self, object_id: str) -> None:
-        self._attempts.pop(object_id, None)
+        self._attempts.succeeded(object_id)
 
 
 class ChangeLag:

@@ -33,10 +33,10 @@ from osac.api.private.v1 import bare_metal_instance_type_pb2 as bare_metal
 from osac.api.private.v1.bare_metal_instance_type_pb2 import BareMetalInstance, BareMetalInstanceRunStrategy
 from osac.api.private.v1.host_type_type_pb2 import HostType
 from osac.model import registry
+from osac.model.shape import as_kind
 from osac.services.baremetal import interfaces
 from osac.services.core.behaviour import Behaviour, WriteContext
 from osac.services.core.errors import InvalidArgument
-from osac.services.core.shape import as_kind
 from osac.services.networking import gates
 from osac.services.workloads import addresses, attachment_rules, initial_status, network_attachments, teardown
 from osac.status.baremetal import proto

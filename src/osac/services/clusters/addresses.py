@@ -29,7 +29,7 @@ from osac.api.private.v1.cluster_type_pb2 import Cluster
 from osac.api.private.v1.subnet_type_pb2 import Subnet
 from osac.ipam import allocator
 from osac.model import registry
-from osac.services.core.shape import as_kind, id_of
+from osac.model.shape import as_kind, id_of
 from osac.services.networking import addresses
 from osac.store.objects import Tx
 

@@ -18,10 +18,10 @@ from osac.api.private.v1.cluster_type_pb2 import Cluster, ClusterSpec
 from osac.api.private.v1.security_group_type_pb2 import SecurityGroup
 from osac.api.private.v1.subnet_type_pb2 import Subnet
 from osac.model import registry
+from osac.model.shape import as_kind, id_of
 from osac.services.clusters import spec_rules
 from osac.services.core.behaviour import WriteContext
 from osac.services.core.errors import InvalidArgument
-from osac.services.core.shape import as_kind, id_of
 from osac.services.networking import gates, validation
 from osac.services.workloads import network_attachments
 from osac.store.objects import object_label

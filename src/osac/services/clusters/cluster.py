@@ -37,6 +37,7 @@ from osac.api.private.v1.cluster_type_pb2 import Cluster, ClusterSpec
 from osac.api.private.v1.subnet_type_pb2 import Subnet
 from osac.model import registry
 from osac.model.kinds import WRITE_ONLY_MASK
+from osac.model.shape import as_kind
 from osac.services.clusters import (
     addresses,
     attachment,
@@ -51,7 +52,6 @@ from osac.services.clusters import (
 from osac.services.core.behaviour import Behaviour, WriteContext
 from osac.services.core.catalog import CredentialUnavailable
 from osac.services.core.errors import InvalidArgument, Unavailable
-from osac.services.core.shape import as_kind
 from osac.services.networking import external_ip_attachment, gates
 from osac.services.workloads import attachment_rules
 from osac.store.objects import Tx, object_label

@@ -25,7 +25,7 @@ from google.protobuf.message import Message
 
 from osac.api.private.v1 import cluster_type_pb2 as pb
 from osac.api.private.v1 import condition_status_type_pb2 as condition_status
-from osac.services.core.shape import as_kind
+from osac.model.shape import as_kind
 
 PROVISIONING_FAILED = "ProvisioningFailed"
 TEARDOWN_FAILED = "TeardownFailed"

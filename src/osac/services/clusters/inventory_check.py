@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 from osac.api.private.v1.cluster_type_pb2 import Cluster
 from osac.api.private.v1.host_type_type_pb2 import HostType
 from osac.model import registry
+from osac.model.shape import as_kind
 from osac.services.baremetal.interfaces import is_bare_metal
-from osac.services.core.shape import as_kind
 from osac.store.tables import LIVE
 
 if TYPE_CHECKING:

@@ -23,9 +23,9 @@ from osac.api.private.v1.cluster_template_type_pb2 import ClusterTemplate, Clust
 from osac.api.private.v1.cluster_type_pb2 import ClusterNodeSet, ClusterSpec
 from osac.api.private.v1.host_type_type_pb2 import HostType
 from osac.model import registry
+from osac.model.shape import as_kind, name_or_id
 from osac.services.clusters import spec_rules
 from osac.services.core.errors import InvalidArgument
-from osac.services.core.shape import as_kind, name_or_id
 from osac.services.networking import gates
 from osac.store.objects import Tx
 

@@ -12,7 +12,7 @@ from prometheus_client import Counter, Histogram
 
 from osac.api.private.v1.cluster_type_pb2 import Cluster, ClusterStatus
 from osac.model import registry
-from osac.services.core.shape import as_kind
+from osac.model.shape import as_kind
 from osac.status.clusters.terms import stage_rank
 
 _STAGE_BUCKETS = (30, 60, 120, 300, 600, 900, 1200, 1800, 2700, 3600, 5400, 7200, 10800, 14400)

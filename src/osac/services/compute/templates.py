@@ -18,9 +18,9 @@ from osac.api.private.v1 import instance_type_type_pb2 as instance_types
 from osac.api.private.v1.compute_instance_template_type_pb2 import ComputeInstanceTemplate
 from osac.api.private.v1.instance_type_type_pb2 import InstanceType
 from osac.model import registry
+from osac.model.shape import as_kind
 from osac.services.clusters import parameters
 from osac.services.core.errors import FailedPrecondition, InvalidArgument
-from osac.services.core.shape import as_kind
 from osac.services.networking import gates
 from osac.store.objects import Tx, object_label
 

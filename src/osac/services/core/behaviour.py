@@ -17,8 +17,8 @@ from google.protobuf.message import Message
 from sqlalchemy import ColumnElement, Table
 
 from osac.model.kinds import Kind
+from osac.model.shape import status_of
 from osac.services.core.context import Caller
-from osac.services.core.shape import status_of
 from osac.store.objects import Tx
 
 if TYPE_CHECKING:

@@ -11,6 +11,8 @@ from typing import Any
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
+from osac.model import protos
+
 
 class PathError(ValueError):
     """``path`` does not name a field of the message."""
@@ -31,7 +33,7 @@ def field_of(descriptor: Descriptor, path: str) -> FieldDescriptor:
         if not is_last:
             if field.type != FieldDescriptor.TYPE_MESSAGE or field.is_repeated:
                 raise PathError(path)
-            current = field.message_type
+            current = protos.message_type_of(field)
     assert field is not None
     return field
 
@@ -200,10 +202,10 @@ def leaf_paths(data: dict[str, Any], descriptor: Descriptor, prefix: str = "") -
         is_plain_message = (
             field.type == FieldDescriptor.TYPE_MESSAGE
             and not field.is_repeated
-            and not field.message_type.full_name.startswith("google.protobuf.")
+            and not protos.message_type_of(field).full_name.startswith("google.protobuf.")
         )
         if is_plain_message and isinstance(value, dict) and value:
-            paths.extend(leaf_paths(value, field.message_type, f"{path}."))
+            paths.extend(leaf_paths(value, protos.message_type_of(field), f"{path}."))
         else:
             paths.append(path)
     return paths

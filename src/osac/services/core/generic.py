@@ -20,8 +20,9 @@ from sqlalchemy import ColumnElement, String, cast
 
 from osac import filters
 from osac.auth.subject import SHARED_TENANT, SYSTEM_TENANT
-from osac.model import ids
+from osac.model import ids, protos
 from osac.model.kinds import Kind, Method, Scope
+from osac.model.shape import id_of, metadata_of, set_id, status_of
 from osac.services.core import access, fields, limits
 from osac.services.core.behaviour import Behaviour, WriteContext, reference_dependents
 from osac.services.core.context import Caller
@@ -34,7 +35,6 @@ from osac.services.core.errors import (
     NotFound,
 )
 from osac.services.core.ordering import parse_order
-from osac.services.core.shape import id_of, metadata_of, set_id, status_of
 from osac.store import errors as store_errors
 from osac.store import lifecycle
 from osac.store.grouping import GroupKey
@@ -274,7 +274,7 @@ class KindService:
         object_id = id_of(obj)
         if not object_id:
             raise InvalidArgument("id: required; name the object to update by its id")
-        descriptor = self.kind.message_class(caller.private).DESCRIPTOR
+        descriptor = protos.descriptor_of(self.kind.message_class(caller.private))
         for path in mask or ():
             try:
                 fields.field_of(descriptor, path)
@@ -370,7 +370,7 @@ class KindService:
         name, so private-only fields of the stored object survive a public write."""
         merged = _copy(stored)
         writable = self._writable_paths(caller)
-        api_descriptor = self.kind.message_class(caller.private).DESCRIPTOR
+        api_descriptor = protos.descriptor_of(self.kind.message_class(caller.private))
         for path in list(mask) if mask else writable:
             if not any(path == w or path.startswith(w + ".") for w in writable):
                 continue  # output-only input is ignored
@@ -448,8 +448,8 @@ class KindService:
 
     def _stamp_transition(self, obj: Message, stored: Message | None, tx: Tx) -> None:
         """``state_transition_time`` changes with the state and only then (single writer)."""
-        status_field = obj.DESCRIPTOR.fields_by_name.get("status")
-        if status_field is None or "state_transition_time" not in status_field.message_type.fields_by_name:
+        status_field = protos.descriptor_of(obj).fields_by_name.get("status")
+        if status_field is None or "state_transition_time" not in protos.message_type_of(status_field).fields_by_name:
             return
         status = status_of(obj)
         if stored is None:

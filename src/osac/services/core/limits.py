@@ -14,6 +14,7 @@ from typing import Any
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
+from osac.model import protos
 from osac.services.core.errors import InvalidArgument
 
 #: Request body (REST) and received message (gRPC) size, in bytes; ``--max-request-bytes``.
@@ -150,8 +151,8 @@ def _check_single(field: FieldDescriptor, value: Any, path: str) -> None:
         _check_message(value, f"{path}.")
     elif field.type == FieldDescriptor.TYPE_STRING:
         _check_string(value, path, field.name)
-    elif field.type == FieldDescriptor.TYPE_ENUM and value not in field.enum_type.values_by_number:
-        names = [v.name for v in field.enum_type.values if v.number]
+    elif field.type == FieldDescriptor.TYPE_ENUM and value not in protos.enum_type_of(field).values_by_number:
+        names = [v.name for v in protos.enum_type_of(field).values if v.number]
         accepted = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
         raise InvalidArgument(f"{path}: {value} is not a {field.name.replace('_', ' ')}; use {accepted}")
     elif field.type == FieldDescriptor.TYPE_BYTES and len(value) > MAX_BYTES_LENGTH:
@@ -162,7 +163,7 @@ def _check_map(field: FieldDescriptor, entries: dict[str, object], path: str) ->
     bound = max_items(field.name)
     if len(entries) > bound:
         raise InvalidArgument(f"{path}: at most {bound} entries are accepted, got {len(entries)}")
-    value_field = field.message_type.fields_by_name["value"]
+    value_field = protos.message_type_of(field).fields_by_name["value"]
     total = 0
     for key, value in entries.items():
         key_text = str(key)

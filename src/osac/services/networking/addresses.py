@@ -29,8 +29,8 @@ from osac.api.private.v1.subnet_type_pb2 import Subnet
 from osac.ipam import allocator
 from osac.ipam.errors import AddressesExhausted, RangeNotFound
 from osac.model import registry
+from osac.model.shape import as_kind, id_of, metadata_of
 from osac.services.core.errors import ResourceExhausted
-from osac.services.core.shape import as_kind, id_of, metadata_of
 from osac.services.networking import locks
 from osac.services.networking.allocation_metrics import EXTERNAL, VIP, WORKLOAD, count_failure
 from osac.store.objects import Tx

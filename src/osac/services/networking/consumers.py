@@ -18,8 +18,8 @@ from google.protobuf.message import Message
 from sqlalchemy import select
 
 from osac.model import registry
+from osac.model.shape import id_of
 from osac.services.core.errors import AlreadyExists, FailedPrecondition
-from osac.services.core.shape import id_of
 from osac.store import claims
 from osac.store.codec import from_storage
 from osac.store.objects import Tx, object_label

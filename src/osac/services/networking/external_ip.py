@@ -15,9 +15,9 @@ from osac.api.private.v1.external_ip_pool_type_pb2 import ExternalIPPool
 from osac.api.private.v1.external_ip_type_pb2 import ExternalIP
 from osac.model import registry
 from osac.model.kinds import Kind
+from osac.model.shape import as_kind, id_of
 from osac.services.core.behaviour import Behaviour, WriteContext
 from osac.services.core.errors import FailedPrecondition, InvalidArgument
-from osac.services.core.shape import as_kind, id_of
 from osac.services.networking import addresses, external_ip_pool, gates, state_machines
 from osac.store.objects import object_label
 

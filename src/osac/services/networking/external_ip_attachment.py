@@ -26,9 +26,9 @@ from osac.api.private.v1.external_ip_attachment_type_pb2 import (
 from osac.api.private.v1.external_ip_type_pb2 import ExternalIP
 from osac.model import registry
 from osac.model.kinds import Kind
+from osac.model.shape import as_kind, id_of, metadata_of, status_of
 from osac.services.core.behaviour import Behaviour, WriteContext
 from osac.services.core.errors import FailedPrecondition, InvalidArgument
-from osac.services.core.shape import as_kind, id_of, metadata_of, status_of
 from osac.services.networking import consumers, gates, state_machines
 from osac.store.objects import Tx, object_label
 

@@ -18,9 +18,9 @@ from sqlalchemy import BigInteger, ColumnElement, Integer, Table, cast
 from osac.api.private.v1.external_ip_pool_type_pb2 import ExternalIPPool
 from osac.ipam import allocator
 from osac.model.kinds import Kind
+from osac.model.shape import as_kind, id_of
 from osac.services.core.behaviour import Behaviour, WriteContext
 from osac.services.core.errors import FailedPrecondition, InvalidArgument
-from osac.services.core.shape import as_kind, id_of
 from osac.services.networking import locks, state_machines, validation
 from osac.store.objects import object_label
 

@@ -21,8 +21,8 @@ from contextvars import ContextVar
 from google.protobuf.message import Message
 
 from osac.model.kinds import Kind
+from osac.model.shape import id_of, metadata_of, status_of
 from osac.services.core.errors import FailedPrecondition, InvalidArgument
-from osac.services.core.shape import id_of, metadata_of, status_of
 from osac.services.networking import addresses
 from osac.store.objects import Tx, object_label
 from osac.store.tables import LIVE

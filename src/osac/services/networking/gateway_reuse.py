@@ -19,9 +19,9 @@ from __future__ import annotations
 from google.protobuf.message import Message
 
 from osac.model import registry
+from osac.model.shape import id_of, metadata_of, status_of
 from osac.services.core import references
 from osac.services.core.errors import FailedPrecondition
-from osac.services.core.shape import id_of, metadata_of, status_of
 from osac.services.networking import state_machines
 from osac.store.objects import Tx
 

@@ -17,9 +17,9 @@ from google.protobuf.message import Message
 from osac.api.private.v1.network_class_type_pb2 import NetworkClass, NetworkDefaults
 from osac.model import registry
 from osac.model.kinds import Kind
+from osac.model.shape import as_kind, metadata_of
 from osac.services.core.behaviour import Behaviour, WriteContext
 from osac.services.core.errors import InvalidArgument
-from osac.services.core.shape import as_kind, metadata_of
 from osac.services.networking import locks, network_managers, state_machines, validation
 from osac.store.objects import Tx, object_label
 from osac.store.tables import LIVE

@@ -18,9 +18,9 @@ from google.protobuf.message import Message
 from osac.api.private.v1.external_ip_pool_type_pb2 import ExternalIPPool
 from osac.api.private.v1.external_ip_type_pb2 import ExternalIP
 from osac.model import registry
+from osac.model.shape import as_kind, id_of, metadata_of, status_of
 from osac.services.core.context import Caller
 from osac.services.core.errors import ResourceExhausted
-from osac.services.core.shape import as_kind, id_of, metadata_of, status_of
 from osac.services.networking import addresses, external_ip_pool, gates
 from osac.services.networking.allocation_metrics import EXTERNAL, count_failure
 from osac.store.objects import Tx

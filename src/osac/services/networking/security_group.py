@@ -12,9 +12,9 @@ from osac.api.private.v1.security_group_type_pb2 import SECURITY_GROUP_STATE_PEN
 from osac.api.private.v1.virtual_network_type_pb2 import VirtualNetwork
 from osac.model import registry
 from osac.model.kinds import Kind
+from osac.model.shape import as_kind
 from osac.services.core.behaviour import Behaviour, WriteContext
 from osac.services.core.errors import InvalidArgument
-from osac.services.core.shape import as_kind
 from osac.services.networking import gates, state_machines, validation
 from osac.store.tables import LIVE
 

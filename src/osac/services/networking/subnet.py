@@ -16,10 +16,10 @@ from osac.ipam import allocator
 from osac.ipam.layout import LayoutError, SubnetLayout, subnet_layout
 from osac.model import registry
 from osac.model.kinds import Kind
+from osac.model.shape import as_kind, id_of, metadata_of
 from osac.services.core import references
 from osac.services.core.behaviour import Behaviour, WriteContext
 from osac.services.core.errors import FailedPrecondition, InvalidArgument
-from osac.services.core.shape import as_kind, id_of, metadata_of
 from osac.services.networking import gates, locks, state_machines, validation
 from osac.store.objects import object_label
 from osac.store.tables import LIVE

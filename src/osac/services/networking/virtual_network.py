@@ -15,9 +15,9 @@ from osac.api.private.v1.network_class_type_pb2 import NetworkClass
 from osac.api.private.v1.virtual_network_type_pb2 import VirtualNetwork, VirtualNetworkSpec
 from osac.model import registry
 from osac.model.kinds import Kind
+from osac.model.shape import as_kind, id_of
 from osac.services.core.behaviour import Behaviour, WriteContext
 from osac.services.core.errors import FailedPrecondition, InvalidArgument
-from osac.services.core.shape import as_kind, id_of
 from osac.services.networking import gates, network_class, state_machines, validation
 from osac.store.objects import object_label
 

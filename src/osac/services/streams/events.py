@@ -9,6 +9,8 @@ from google.protobuf.message import Message
 from sqlalchemy import ColumnElement
 
 from osac import filters
+from osac.api.private.v1 import event_type_pb2 as private_event
+from osac.api.public.v1 import event_type_pb2 as public_event
 from osac.auth.subject import SYSTEM_TENANT
 from osac.model import protos, registry
 from osac.model.convert import convert
@@ -32,6 +34,10 @@ BATCH = 500
 BATCH_BYTES = 1024 * 1024
 
 
+#: The Event class of the API called (the private one is a superset of the public one).
+EventClass = type[private_event.Event] | type[public_event.Event]
+
+
 @dataclass(frozen=True)
 class WatchOptions:
     buffer: int = DEFAULT_BUFFER
@@ -47,13 +53,13 @@ class EventsService:
         self.options = options or WatchOptions()
         self.recent = RecentEvents(store, wakeup, poll_interval=self.options.poll_interval)
 
-    def event_class(self, private: bool) -> type[Message]:
-        return protos.message_class(f"{protos.PRIVATE if private else protos.PUBLIC}.Event")
+    def event_class(self, private: bool) -> EventClass:
+        return private_event.Event if private else public_event.Event
 
     def _root(self, private: bool) -> filters.EventRoot:
         table = schema.events
         return filters.EventRoot(
-            self.event_class(private).DESCRIPTOR, table.c.type, table.c.kind, table.c.data,
+            protos.descriptor_of(self.event_class(private)), table.c.type, table.c.kind, table.c.data,
             hidden_fields=registry.WRITE_ONLY_FIELDS,
         )
 
@@ -160,7 +166,7 @@ class EventsService:
 
         return visible
 
-    def _shared_event(self, event_class: type[Message], stored: outbox.StoredEvent, private: bool) -> Message:
+    def _shared_event(self, event_class: EventClass, stored: outbox.StoredEvent, private: bool) -> Message:
         return self.recent.decoded(stored, private, lambda: self._event(event_class, stored, private))
 
     async def _follow(
@@ -194,13 +200,15 @@ class EventsService:
         if self.wakeup.is_closed:
             raise Unavailable(f"the server is stopping; resume the watch from revision {cursor}")
 
-    def _event(self, event_class: type[Message], stored: outbox.StoredEvent, private: bool) -> Message:
+    def _event(self, event_class: EventClass, stored: outbox.StoredEvent, private: bool) -> Message:
         kind = registry.get(stored.kind)
         # Watch payloads show what Get shows: write-only fields (a cluster's pull secret) masked.
         obj = kind.mask_write_only(self.store.decoded.parse(stored.data, kind.private_class()))
         if not private:
             obj = convert(obj, kind.public_class())
-        event = event_class(id=str(stored.revision), type=stored.type, revision=stored.revision)
+        # The enum is given by name (the constructor's typed form); both APIs name the same values.
+        event_type = private_event.EventType.Name(stored.type)
+        event = event_class(id=str(stored.revision), type=event_type, revision=stored.revision)
         getattr(event, kind.name).CopyFrom(obj)
         return event
 

@@ -48,7 +48,7 @@ class LifecycleEventsService:
         conditions = self._tenancy(caller)
         async with self.store.read() as tx:
             if filter and filter.strip():
-                root = filters.ObjectRoot(cls.DESCRIPTOR, table.c.data)
+                root = filters.ObjectRoot(protos.descriptor_of(cls), table.c.data)
                 try:
                     conditions.append(filters.compile_filter(filter, root, dialect=tx.dialect, now=tx.clock.now()))
                 except filters.FilterError as error:

@@ -32,9 +32,9 @@ from osac.api.private.v1.security_group_type_pb2 import SecurityGroup
 from osac.api.private.v1.subnet_type_pb2 import Subnet
 from osac.api.private.v1.virtual_network_type_pb2 import VirtualNetwork
 from osac.model import registry
+from osac.model.shape import as_kind, id_of, metadata_of
 from osac.services.core.behaviour import WriteContext
 from osac.services.core.context import Caller
-from osac.services.core.shape import as_kind, id_of, metadata_of
 from osac.services.networking import gates, network_class, pool_selection
 from osac.store import lifecycle
 

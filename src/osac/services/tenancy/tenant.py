@@ -7,10 +7,10 @@ from osac.api.private.v1.tenant_type_pb2 import Tenant
 from osac.auth.subject import RESERVED_TENANTS
 from osac.model import registry
 from osac.model.kinds import Kind, Scope
+from osac.model.shape import id_of, metadata_of
 from osac.services.core.behaviour import Behaviour, WriteContext
 from osac.services.core.dependents import NAMES_SHOWN, Dependents
 from osac.services.core.errors import AlreadyExists, InvalidArgument
-from osac.services.core.shape import id_of, metadata_of
 from osac.services.networking import state_machines
 from osac.services.networking.allocation_metrics import DEFAULT, allocation_path
 from osac.services.tenancy import default_networking

@@ -27,9 +27,9 @@ from osac.api.private.v1.security_group_type_pb2 import SecurityGroup
 from osac.api.private.v1.subnet_type_pb2 import Subnet
 from osac.model import registry
 from osac.model.kinds import Kind
+from osac.model.shape import as_kind
 from osac.services.core.behaviour import WriteContext
 from osac.services.core.errors import InvalidArgument
-from osac.services.core.shape import as_kind
 from osac.services.networking import external_ip_attachment, gates
 from osac.services.workloads import addresses, network_attachments
 from osac.services.workloads.network_attachments import Attachment

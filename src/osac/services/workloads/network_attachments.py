@@ -47,11 +47,11 @@ from osac.api.private.v1.virtual_network_type_pb2 import VirtualNetwork
 from osac.model import registry
 from osac.model.kinds import Kind
 from osac.model.labels import AUTO_FOR_LABEL, AUTO_LABEL
+from osac.model.shape import as_kind, id_of, metadata_of, status_of
 from osac.services.core import references
 from osac.services.core.behaviour import WriteContext
 from osac.services.core.context import Caller
 from osac.services.core.errors import FailedPrecondition, InvalidArgument
-from osac.services.core.shape import as_kind, id_of, metadata_of, status_of
 from osac.services.networking import consumers, external_ip_attachment, gates, pool_selection, state_machines
 from osac.services.networking.allocation_metrics import AUTO, allocation_path
 from osac.services.tenancy.default_networking import DEFAULT_LABEL, DEFAULT_NAME

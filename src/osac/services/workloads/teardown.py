@@ -17,10 +17,10 @@ from google.protobuf.message import Message
 from osac.model import registry
 from osac.model.kinds import Kind
 from osac.model.labels import AUTO_FOR_LABEL
+from osac.model.shape import id_of, status_of
 from osac.services.core.behaviour import WriteContext
 from osac.services.core.context import Caller
 from osac.services.core.references import has_label
-from osac.services.core.shape import id_of, status_of
 
 #: The kinds a workload's auto-provisioned external access is made of.
 AUTO_CHILD_KINDS = ("external_ip_attachment", "external_ip")

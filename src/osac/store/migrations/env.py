@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from alembic import context
 from sqlalchemy import engine_from_config, pool
+from sqlalchemy.engine import Connection
 
 from osac.ipam import schema as ipam_schema  # noqa: F401  (registers the IPAM tables on the MetaData)
 from osac.store import claims as claims_schema  # noqa: F401  (the networking uniqueness claims)
@@ -38,7 +39,7 @@ def run_migrations_online() -> None:
     engine.dispose()
 
 
-def _run(connection) -> None:  # type: ignore[no-untyped-def]
+def _run(connection: Connection) -> None:
     context.configure(
         connection=connection,
         target_metadata=metadata,
