@@ -79,7 +79,7 @@ def _compatible(field: FieldDescriptor, other: FieldDescriptor) -> bool:
     if field.type != other.type or field.is_repeated != other.is_repeated:
         return False
     if field.type == FieldDescriptor.TYPE_MESSAGE:
-        return _is_map(field) == _is_map(other)
+        return (protos.map_entry_of(field) is None) == (protos.map_entry_of(other) is None)
     return True
 
 
@@ -87,14 +87,16 @@ def _field_copy(field: FieldDescriptor, other: FieldDescriptor) -> Copy | None:
     if not _compatible(field, other):
         return None
     name = other.name
-    if _is_map(field):
-        source_value = protos.message_type_of(field).fields_by_name["value"]
-        target_value = protos.message_type_of(other).fields_by_name["value"]
+    source_entry, target_entry = protos.map_entry_of(field), protos.map_entry_of(other)
+    if source_entry is not None and target_entry is not None:
+        source_value, target_value = source_entry.fields_by_name["value"], target_entry.fields_by_name["value"]
         if source_value.type != target_value.type:
             return None
         if source_value.type != FieldDescriptor.TYPE_MESSAGE:
             return lambda value, target: getattr(target, name).update(value)
-        return message_map_setter(name, _message_copy(protos.message_type_of(source_value), protos.message_type_of(target_value)))
+        return message_map_setter(
+            name, _message_copy(protos.message_type_of(source_value), protos.message_type_of(target_value))
+        )
     if field.type != FieldDescriptor.TYPE_MESSAGE:
         return scalars_setter(name) if field.is_repeated else scalar_setter(name)
     element = _message_copy(protos.message_type_of(field), protos.message_type_of(other))
@@ -107,6 +109,3 @@ def _message_copy(source: Descriptor, target: Descriptor) -> Callable[[Message, 
         return lambda value, sub: sub.MergeFrom(value)
     return copy_fields
 
-
-def _is_map(field: FieldDescriptor) -> bool:
-    return field.type == FieldDescriptor.TYPE_MESSAGE and protos.message_type_of(field).GetOptions().map_entry

@@ -76,6 +76,12 @@ def message_type_of(field: FieldDescriptor) -> Descriptor:
     return field.message_type
 
 
+def map_entry_of(field: FieldDescriptor) -> Descriptor | None:
+    """The entry type (``key``, ``value``) of a map field; ``None`` for any other field."""
+    entry = field.message_type
+    return entry if entry is not None and entry.GetOptions().map_entry else None
+
+
 def enum_type_of(field: FieldDescriptor) -> EnumDescriptor:
     """The enum type of an enum field.
 

@@ -86,7 +86,11 @@ def _encode(message: Message) -> dict[str, Any]:
     plan = _plan(message.DESCRIPTOR)
     if plan is None:
         return storage_by_json_mapping(message)
-    return {plan[field][0]: plan[field][1](value) for field, value in message.ListFields()}
+    data = {}
+    for field, value in message.ListFields():
+        name, write = plan[field]
+        data[name] = write(value)
+    return data
 
 
 @cache
@@ -106,9 +110,10 @@ def _plan(descriptor: Descriptor) -> dict[FieldDescriptor, tuple[str, Write]] | 
 
 
 def _field_write(field: FieldDescriptor) -> Write | None:
-    if field.type == FieldDescriptor.TYPE_MESSAGE and protos.message_type_of(field).GetOptions().map_entry:
-        key = protos.message_type_of(field).fields_by_name["key"]
-        value = _value_write(protos.message_type_of(field).fields_by_name["value"])
+    entry = protos.map_entry_of(field)
+    if entry is not None:
+        key = entry.fields_by_name["key"]
+        value = _value_write(entry.fields_by_name["value"])
         if value is None or key.type == FieldDescriptor.TYPE_BOOL:
             return None
         return lambda entries: {str(k): value(v) for k, v in entries.items()}
@@ -128,9 +133,10 @@ def _value_write(field: FieldDescriptor) -> Write | None:
         return str
     if field.type != FieldDescriptor.TYPE_MESSAGE:
         return None
-    if protos.message_type_of(field).full_name == TIMESTAMP:
+    full_name = protos.message_type_of(field).full_name
+    if full_name == TIMESTAMP:
         return lambda value: format_timestamp(value.seconds, value.nanos)
-    if protos.message_type_of(field).full_name.startswith("google.protobuf."):
+    if full_name.startswith("google.protobuf."):
         return _well_known
     return _encode
 
@@ -191,10 +197,11 @@ def _read_plan(descriptor: Descriptor) -> dict[str, Read] | None:
 
 def _field_read(field: FieldDescriptor) -> Read:
     name = field.name
-    if field.type == FieldDescriptor.TYPE_MESSAGE and protos.message_type_of(field).GetOptions().map_entry:
-        key_type = protos.message_type_of(field).fields_by_name["key"].type
-        key = int if key_type in _INT64 or key_type in _PLAIN - {FieldDescriptor.TYPE_STRING} else str
-        value_field = protos.message_type_of(field).fields_by_name["value"]
+    entry = protos.map_entry_of(field)
+    if entry is not None:
+        # String keys as they are, integer keys from their text (boolean keys never get a plan).
+        key = str if entry.fields_by_name["key"].type == FieldDescriptor.TYPE_STRING else int
+        value_field = entry.fields_by_name["value"]
         if value_field.type == FieldDescriptor.TYPE_MESSAGE:
             return message_map_setter(name, _message_fill(value_field), key)
         convert = _scalar_read(value_field)
@@ -219,7 +226,7 @@ def _scalar_read(field: FieldDescriptor) -> Callable[[Any], Any]:
         return _strict(bool)
     if field.type == FieldDescriptor.TYPE_STRING:
         return _strict(str)
-    return _integer
+    return _strict(int)  # an enum or 32-bit integer: a JSON number (a name or numeric text go to the JSON mapping)
 
 
 def _strict(kind: type) -> Callable[[Any], Any]:
@@ -229,14 +236,6 @@ def _strict(kind: type) -> Callable[[Any], Any]:
         return value
 
     return read
-
-
-def _integer(value: Any) -> int:
-    """An enum or 32-bit integer: a JSON number (an enum's name or a numeric string go to the
-    JSON mapping)."""
-    if type(value) is not int:
-        raise TypeError("expected an integer")
-    return value
 
 
 def _message_fill(field: FieldDescriptor) -> Callable[[Any, Message], None]:
@@ -276,7 +275,7 @@ def _normalize(message: Message, data: dict[str, Any]) -> None:
             else:
                 data[field.name] = format_timestamp(value.seconds, value.nanos)
             continue
-        if sub.GetOptions().map_entry:
+        if protos.map_entry_of(field) is not None:
             value_field = sub.fields_by_name["value"]
             if value_field.type == FieldDescriptor.TYPE_MESSAGE:
                 for key, item in value.items():
