@@ -27,20 +27,10 @@ class StoredEvent:
     data: dict[str, Any]
 
 
-async def events_after(
-    tx: Tx, revision: int, *where: ColumnElement[bool], limit: int = 500
-) -> list[StoredEvent]:
-    if not where:
-        rows = await tx.conn.execute(statements.EVENTS_AFTER, {"revision": revision, "limit": limit})
-        return [StoredEvent(*row) for row in rows]
-    table = schema.events
-    query = (
-        select(table.c.revision, table.c.type, table.c.kind, table.c.object_id, table.c.tenant, table.c.data)
-        .where(table.c.revision > revision, *where)
-        .order_by(table.c.revision)
-        .limit(limit)
-    )
-    return [StoredEvent(*row) for row in await tx.conn.execute(query)]
+async def events_after(tx: Tx, revision: int, limit: int = 500) -> list[StoredEvent]:
+    """The events after ``revision``, oldest first, at most ``limit`` (a statement built once)."""
+    rows = await tx.conn.execute(statements.EVENTS_AFTER, {"revision": revision, "limit": limit})
+    return [StoredEvent(*row) for row in rows]
 
 
 async def replay_batch(
