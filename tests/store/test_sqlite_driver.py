@@ -161,3 +161,37 @@ async def test_a_statement_that_meets_a_lock_waits_for_it_in_the_thread(tmp_path
         assert names == ["a", "b", "other", "c"]
     finally:
         await engines.dispose()
+
+
+async def test_many_quick_statements_in_a_row_give_the_other_tasks_turns(tmp_path: Path) -> None:
+    engines = create_engines(sqlite_url(tmp_path))
+    insert = text("INSERT INTO t (name) VALUES (:name)")
+    try:
+        async with engines.writer.begin() as connection:
+            await connection.execute(text("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT)"))
+            await connection.execute(insert, {"name": "first"})
+        ticks = 0
+
+        async def tick() -> None:
+            nonlocal ticks
+            while True:
+                ticks += 1
+                await asyncio.sleep(0)
+
+        ticker = asyncio.create_task(tick())
+        await asyncio.sleep(0)
+        async with engines.writer.begin() as connection:
+            raw = await connection.get_raw_connection()
+            counter = CountingQueue(raw.driver_connection._tx)
+            raw.driver_connection._tx = counter
+            before = ticks
+            for number in range(3000):
+                await connection.execute(insert, {"name": str(number)})
+            during = ticks - before
+        ticker.cancel()
+        assert counter.items == 0, "every insert ran on the event loop"
+        assert during >= 3, f"the other task had {during} turns during 3,000 statements"
+        async with engines.reader.connect() as connection:
+            assert (await connection.execute(text("SELECT count(*) FROM t"))).scalar_one() == 3001
+    finally:
+        await engines.dispose()

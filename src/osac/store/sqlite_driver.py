@@ -32,10 +32,11 @@ the busy timeout as before.
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from typing import Any
 
 import aiosqlite
@@ -56,6 +57,10 @@ SQLITE_BUSY_TIMEOUT_MS = 30_000
 #: A statement (or commit) whose runs cost SQLite at most this much CPU on average runs on the
 #: event loop; a longer one in the connection's thread.
 INLINE_BELOW_S = 0.001
+#: Statements on the event loop give the other tasks a turn (a trip through the event loop)
+#: once they have held it this long in a row: a transaction of many quick statements does not
+#: hold the event loop for its whole length.
+YIELD_AFTER_S = 0.005
 #: ``SQLITE_BUSY`` (the primary code of the extended ``SQLITE_BUSY_*`` codes).
 SQLITE_BUSY = 5
 COMMIT, ROLLBACK = "COMMIT", "ROLLBACK"
@@ -98,6 +103,12 @@ async def _passed() -> None:
     """Awaited after a statement run on the event loop: SQLAlchemy's asyncio layer refuses an
     ``execute`` during which nothing was awaited (it takes that for a synchronous driver), and
     awaiting this costs a greenlet switch, not a trip through the event loop."""
+
+
+async def _turn() -> None:
+    """Awaited after statements on the event loop have held it ``YIELD_AFTER_S``: the other
+    tasks' turn."""
+    await asyncio.sleep(0)
 
 
 def _busy(error: sqlite3.OperationalError) -> bool:
@@ -192,7 +203,7 @@ class OneTripCursor(AsyncAdapt_aiosqlite_cursor):
             if outcome is None:
                 outcome = await_(self._trip(operation, parameters, many))
             else:
-                await_(_passed())
+                await_(adapted.after_here())
         except Exception as error:
             adapted._handle_exception(error)
         self._description, rows, self._rowcount, self._lastrowid, adapted.in_transaction, seconds = outcome
@@ -203,6 +214,7 @@ class OneTripCursor(AsyncAdapt_aiosqlite_cursor):
         connection, adapted = self._sqlite, self._one_trip
         async with adapted._execute_mutex:
             adapted.wait_for_locks(True)
+            adapted.had_turn()
             begin, adapted.pending_begin = adapted.pending_begin, None
             adapted.in_transaction = True  # until SQLite says otherwise (a failed statement does not)
             return await connection._execute(_execute, connection._conn, begin, operation, parameters, many)
@@ -212,7 +224,7 @@ class OneTripCursor(AsyncAdapt_aiosqlite_cursor):
 
 
 class OneTripConnection(AsyncAdapt_aiosqlite_connection):
-    __slots__ = ("pending_begin", "in_transaction", "times", "_waits", "_sqlite")
+    __slots__ = ("pending_begin", "in_transaction", "times", "_waits", "_sqlite", "_held_since")
     _cursor_cls = OneTripCursor  # type: ignore[assignment]
 
     def __init__(self, dbapi: Any, connection: AsyncIODBAPIConnection, times: StatementTimes) -> None:
@@ -225,6 +237,26 @@ class OneTripConnection(AsyncAdapt_aiosqlite_connection):
         #: Whether the connection's busy timeout is set (None: as the connection was opened).
         self._waits: bool | None = None
         self._sqlite = _aiosqlite_connection(self)
+        #: When this connection's statements began holding the event loop (None: not since the
+        #: current transaction began or the event loop last had a turn).
+        self._held_since: float | None = None
+
+    def after_here(self) -> Coroutine[Any, Any, None]:
+        """What to await after a statement on the event loop: nothing much, or a turn for the
+        other tasks once this transaction's statements have held the event loop ``YIELD_AFTER_S``
+        since it began or since their last turn."""
+        now = time.perf_counter()
+        if self._held_since is None:
+            self._held_since = now
+        elif now - self._held_since >= YIELD_AFTER_S:
+            self._held_since = None
+            return _turn()
+        return _passed()
+
+    def had_turn(self) -> None:
+        """The event loop had a turn for the others (a trip to the thread), or a transaction
+        begins."""
+        self._held_since = None
 
     def wait_for_locks(self, waits: bool) -> None:
         """Set the busy timeout: ``SQLITE_BUSY_TIMEOUT_MS`` in the thread, 0 on the event loop.
@@ -259,6 +291,7 @@ class OneTripConnection(AsyncAdapt_aiosqlite_connection):
         """Start a transaction with ``statement`` (``BEGIN`` or ``BEGIN IMMEDIATE``), sent with
         the transaction's first statement. Until then no transaction is open in SQLite."""
         self.pending_begin = statement
+        self.had_turn()
 
     def commit(self) -> None:
         self._end(COMMIT)
