@@ -9,27 +9,21 @@ tenant (or a tenant, for the catalogue) not found."""
 
 from __future__ import annotations
 
-import os
 import time
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.console.conftest import CHROMIUM, PRIVATE, PUBLIC, chromium_available
+from tests.console.conftest import NEEDS_CHROMIUM, PRIVATE, PUBLIC
 from tests.console.fleet import wait_for
-from tests.console.two_tenants import Site, cells, signed_in, submitted, two_tenant_site
+from tests.console.two_tenants import Site, cells, signed_in, submitted, two_tenant_fixture
 
-pytestmark = pytest.mark.skipif(not chromium_available() and not os.environ.get("CI"),
-                                reason=f"no chromium at {CHROMIUM} (apt-get install -y chromium)")
+pytestmark = NEEDS_CHROMIUM
 
 BMIS = f"{PUBLIC}/baremetal_instances"
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
-def site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    yield from two_tenant_site(request.param, tmp_path_factory.mktemp("console-edits"))
+site = two_tenant_fixture("console-edits")
 
 
 def named(site: Site, collection: str, name: str) -> dict[str, Any]:

@@ -11,28 +11,22 @@ of its own defaults."""
 
 from __future__ import annotations
 
-import os
 import re
 import time
-from collections.abc import Iterator
 
 import httpx
-import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.console.conftest import CHROMIUM, PRIVATE, PUBLIC, chromium_available
+from tests.console.conftest import NEEDS_CHROMIUM, PRIVATE, PUBLIC
 from tests.console.fleet import wait_for
-from tests.console.two_tenants import Site, cells, field_of, row_of, signed_in, two_tenant_site
+from tests.console.two_tenants import Site, cells, field_of, row_of, signed_in, two_tenant_fixture
 
-pytestmark = pytest.mark.skipif(not chromium_available() and not os.environ.get("CI"),
-                                reason=f"no chromium at {CHROMIUM} (apt-get install -y chromium)")
+pytestmark = NEEDS_CHROMIUM
 
 BMIS = f"{PUBLIC}/baremetal_instances"
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
-def site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    yield from two_tenant_site(request.param, tmp_path_factory.mktemp("console-resources"))
+site = two_tenant_fixture("console-resources")
 
 
 def test_a_bare_metal_instance_from_the_form_runs_powers_off_and_on_and_is_deleted(site: Site, browser: Browser) -> None:

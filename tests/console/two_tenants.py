@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from osac.auth.subject import Role
@@ -46,6 +47,17 @@ def two_tenant_site(engine: str, data_dir: Path, config: dict[str, Any] = FAST_G
             yield Site(server, admin, server.api(server.token(Role.TENANT_ADMIN, ("acme",), user="alice")))
         finally:
             server.stop()
+
+
+def two_tenant_fixture(name: str) -> Any:
+    """A module's ``site`` fixture: ``two_tenant_site`` on each database, in a temporary ``name``
+    folder, for the whole module."""
+
+    @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+    def site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+        yield from two_tenant_site(request.param, tmp_path_factory.mktemp(name))
+
+    return site
 
 
 def signed_in(browser: Browser, server: ConsoleServer, role: str, tenant: str, user: str,
