@@ -1,9 +1,10 @@
-"""The console's outbound external access, in Debian's chromium on one live server per database
-(tenants acme and beta): a NAT gateway created from its list's form and deleted.
+"""The console's outbound and inbound external access, in Debian's chromium on one live server
+per database (tenants acme and beta): a NAT gateway created from its list's form and deleted, and
+an external IP attached to a VM from the IP's page and detached.
 
-It goes through the same service call as the API (checked by reading the objects back over
-REST), shows the server's refusal with the choices kept and nothing created, and offers another
-tenant only its own external IPs."""
+Each goes through the same service call as the API (checked by reading the objects back over
+REST), shows the server's refusal with the choices kept and nothing created, and answers another
+tenant not found."""
 
 from __future__ import annotations
 
@@ -14,9 +15,12 @@ from playwright.sync_api import Browser, expect
 
 from tests.console.conftest import NEEDS_CHROMIUM, PRIVATE, PUBLIC
 from tests.console.fleet import wait_for
-from tests.console.two_tenants import Site, row_of, signed_in, submitted, two_tenant_fixture
+from tests.console.two_tenants import Site, field_of, row_of, signed_in, submitted, two_tenant_fixture
 
 pytestmark = NEEDS_CHROMIUM
+
+ATTACHMENTS = f"{PUBLIC}/external_ip_attachments"
+
 
 site = two_tenant_fixture("console-external")
 
@@ -86,3 +90,82 @@ def test_a_nat_gateway_is_created_from_its_form_and_deleted(site: Site, browser:
     # Another tenant's user is offered only its own external IPs.
     beta = signed_in(browser, site.server, "tenant-user", "beta", "bob", landing="/networking/nat-gateways/new")
     assert address["id"] not in beta.locator("#external_ip option").evaluate_all("els => els.map(e => e.value)")
+
+
+def test_an_external_ip_is_attached_to_a_vm_on_its_page_and_detached(site: Site, browser: Browser) -> None:
+    vm = made(site, "compute_instances", "eip-vm", {"template": "fedora"}, "COMPUTE_INSTANCE_STATE_RUNNING")
+    address = allocated_ip(site, "vm-ip")
+    url = f"{site.server.url}/networking/external-ips/{address['id']}"
+    page = signed_in(browser, site.server, "tenant-user", "acme", "carol", landing="/networking/external-ips")
+    page.goto(url)
+    expect(field_of(page, "Attached to")).to_have_text("-")
+    targets = page.locator("#target option").evaluate_all("els => els.map(e => [e.value, e.textContent])")
+    assert [f"compute_instance:{vm['id']}", "VM eip-vm"] in targets
+
+    # A VM takes no endpoint: the server names the field; the choices are kept, nothing is created.
+    page.select_option("#target", f"compute_instance:{vm['id']}")
+    page.select_option("#endpoint", "api")
+    assert submitted(page, "[data-testid=attach] button:has-text('Attach')") == 400
+    expect(page.locator("[data-testid=error]")).to_have_text(
+        "spec.target_endpoint: only a Cluster target has endpoints; leave it unset for a ComputeInstance")
+    expect(page.locator("#target")).to_have_value(f"compute_instance:{vm['id']}")
+    expect(page.locator("#endpoint")).to_have_value("api")
+    assert site.acme.get(ATTACHMENTS, params={"filter": f"this.spec.external_ip == '{address['id']}'"}).json().get(
+        "items", []) == []
+
+    page.select_option("#endpoint", "")
+    page.click("[data-testid=attach] button:has-text('Attach')")
+    expect(page.locator("[role=status]")).to_have_text("Attachment requested")
+    [attachment] = site.acme.get(ATTACHMENTS, params={"filter": f"this.spec.external_ip == '{address['id']}'"}).json()[
+        "items"]
+    assert attachment["spec"] == {"external_ip": address["id"], "compute_instance": vm["id"]}
+    expect(field_of(page, "Attached to")).to_have_text("VM eip-vm")
+    shown = page.locator(f"[data-testid=attachments] tr[data-attachment-id='{attachment['id']}']")
+    expect(shown.locator("td").first).to_have_text("VM eip-vm")
+    assert shown.locator("a").get_attribute("href") == f"/compute-instances/{vm['id']}"
+    expect(shown.locator("td").nth(2)).to_have_text("Ready", timeout=20_000)  # pushed live
+    ready = wait_for(site.acme, f"{ATTACHMENTS}/{attachment['id']}",
+                     lambda a: a["status"]["state"] == "EXTERNAL_IP_ATTACHMENT_STATE_READY")
+    expect(shown.locator("td").nth(3)).to_have_text(ready["status"]["target_address"])
+    expect(page.locator("[data-testid=attach]")).to_have_count(0)  # attached: nothing more to attach
+
+    # The default NAT gateway's IP is in use: no attach form, as the API would refuse.
+    [nat] = site.acme.get(f"{PUBLIC}/nat_gateways", params={"filter": "this.metadata.name == 'default'"}).json()["items"]
+    page.goto(f"{site.server.url}/networking/external-ips/{nat['spec']['external_ip']}")
+    expect(page.locator("[data-testid=attachments] tbody tr")).to_have_text(["Not attached to anything you can see."])
+    expect(page.locator("[data-testid=attach]")).to_have_count(0)
+
+    # A second IP for the same VM: the server's refusal is shown.
+    second = allocated_ip(site, "vm-ip-2")
+    page.goto(f"{site.server.url}/networking/external-ips/{second['id']}")
+    page.select_option("#target", f"compute_instance:{vm['id']}")
+    refusal = site.acme.post(ATTACHMENTS, headers={"x-dry-run": "true"},
+                             json={"metadata": {}, "spec": {"external_ip": second["id"], "compute_instance": vm["id"]}})
+    assert refusal.status_code == 409, refusal.text
+    assert submitted(page, "[data-testid=attach] button:has-text('Attach')") == 409
+    expect(page.locator("[data-testid=error]")).to_have_text(refusal.json()["message"])
+    assert refusal.json()["message"] == f"ComputeInstance 'eip-vm' already has ExternalIPAttachment '{attachment['id']}'"
+
+    # Another tenant: not found, for the page and for an attach posted with its own session's token.
+    beta = signed_in(browser, site.server, "tenant-admin", "beta", "bob", landing="/networking/external-ips")
+    response = beta.goto(url)
+    assert response is not None and response.status == 404
+    expect(beta.locator("[data-testid=error]")).to_have_text(f"ExternalIP '{address['id']}' not found")
+    beta.goto(f"{site.server.url}/networking/external-ips")
+    token = str(beta.locator("input[name=csrf]").first.get_attribute("value"))
+    for path, form in ((f"{url}/attachments", {"target": f"compute_instance:{vm['id']}"}),
+                       (f"{url}/attachments/remove", {"attachment": attachment["id"]})):
+        posted = beta.request.post(path, form={"csrf": token, **form})
+        assert posted.status == 404, path
+    posted = page.request.post(f"{url}/attachments/remove", form={"attachment": attachment["id"]})  # no CSRF token
+    assert posted.status == 403
+    assert site.acme.get(f"{ATTACHMENTS}/{attachment['id']}").status_code == 200
+
+    page.goto(url)
+    page.click("button[aria-label='Detach from VM eip-vm']")
+    expect(page.locator("[role=status]")).to_have_text("Detach requested")
+    expect(field_of(page, "Attached to")).to_have_text("-", timeout=20_000)  # pushed live once it is gone
+    expect(page.locator("[data-testid=attachments] tr[data-attachment-id]")).to_have_count(0)
+    gone(site, f"{ATTACHMENTS}/{attachment['id']}")
+    assert site.acme.get(ATTACHMENTS, params={"filter": f"this.spec.external_ip == '{address['id']}'"}).json().get(
+        "items", []) == []

@@ -210,6 +210,7 @@ def nat_gateway_row(obj: Message, names: Names) -> NetRow:
                            _name(names, "external_ip", spec.external_ip)], NETWORK_STATES)
 
 
+EXTERNAL_IP_ALLOCATED = 2
 EXTERNAL_IP_STATES: dict[int, Label] = {
     1: Label("Pending", "blue"), 2: Label("Allocated", "green"), 3: Label("Failed", "red"),
     4: Label("Deleting", "grey"), 5: Label("Delete failed", "red"),
@@ -358,3 +359,5 @@ OBJECT_PAGES: dict[str, str] = {registry.get(view.kind).message: f"/networking/{
 ATTACHMENT_TARGETS = {"compute_instance": "VM", "cluster": "cluster", "baremetal_instance": "bare metal"}
 TARGET_KINDS = {"compute_instance": "compute_instance", "cluster": "cluster",
                 "baremetal_instance": "bare_metal_instance"}
+#: The console path of each attachment target's pages.
+TARGET_PAGES = {"compute_instance": "compute-instances", "cluster": "clusters", "baremetal_instance": "baremetal-instances"}

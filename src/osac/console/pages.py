@@ -11,7 +11,7 @@ a new object, as the private class.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
@@ -28,7 +28,8 @@ from osac.api.public.v1.bare_metal_instance_type_pb2 import BareMetalInstance
 from osac.api.public.v1.cluster_template_type_pb2 import ClusterTemplate
 from osac.api.public.v1.cluster_type_pb2 import Cluster
 from osac.api.public.v1.compute_instance_type_pb2 import ComputeInstance
-from osac.api.public.v1.external_ip_attachment_type_pb2 import ExternalIPAttachment
+from osac.api.public.v1.external_ip_attachment_type_pb2 import ExternalIPAttachment, ExternalIPAttachmentSpec
+from osac.api.public.v1.external_ip_type_pb2 import ExternalIP
 from osac.api.public.v1.host_type_type_pb2 import HostType
 from osac.auth import policy
 from osac.console import (
@@ -301,17 +302,50 @@ async def _attached_to(visit: Visit, address_ids: set[str]) -> dict[str, str]:
     targets: dict[str, tuple[str, str]] = {}
     for attachment in (await visit.reads.all("external_ip_attachment")).items:
         spec = as_kind(attachment, ExternalIPAttachment).spec
-        which = spec.WhichOneof("target")
-        if spec.external_ip in address_ids and which is not None:
-            targets[spec.external_ip] = (which, getattr(spec, which))
-    found: dict[str, str] = {}
+        target = _target_of(spec)
+        if spec.external_ip in address_ids and target is not None:
+            targets[spec.external_ip] = target
+    texts = await _target_texts(visit, targets.values())
+    return {address: texts[target] for address, target in targets.items()}
+
+
+def _target_of(spec: ExternalIPAttachmentSpec) -> tuple[str, str] | None:
+    """An attachment's ``spec.target`` as (its field, the target's id); None when it has none."""
+    which = spec.WhichOneof("target")
+    return None if which is None else (which, getattr(spec, which))
+
+
+async def _target_texts(visit: Visit, targets: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """How a page names each attachment target (``VM web-vm``; the id of one the caller cannot see)."""
+    wanted = set(targets)
+    found: dict[tuple[str, str], str] = {}
     for which, noun in networking.ATTACHMENT_TARGETS.items():
-        ids = [target for kind, target in targets.values() if kind == which]
-        names = await visit.reads.names(networking.TARGET_KINDS[which], ids)
-        for address, (kind, target) in targets.items():
-            if kind == which:
-                found[address] = f"{noun} {names.get(target, target)}"
+        names = await visit.reads.names(networking.TARGET_KINDS[which], [t for w, t in wanted if w == which])
+        found.update({(which, target): f"{noun} {names.get(target, target)}" for w, target in wanted if w == which})
     return found
+
+
+async def _external_ip_attachments(visit: Visit, address: Message) -> dict[str, Any]:
+    """An external IP page's attachments, whether it offers the attach form (the API would allow a
+    Create and the IP is allocated and used by nothing) and the targets that form offers: the
+    workloads of the IP's tenant the caller sees."""
+    listing = await visit.reads.all("external_ip_attachment", f"this.spec.external_ip == {cel_string(id_of(address))}")
+    attachments = [as_kind(a, ExternalIPAttachment) for a in listing.items]
+    texts = await _target_texts(visit, [t for a in attachments if (t := _target_of(a.spec)) is not None])
+    rows = [network_detail.attachment_row(a, texts.get(_target_of(a.spec) or ("", ""), "-"),
+                                          visit.allows("external_ip_attachment", Method.DELETE, a))
+            for a in attachments]
+    status = as_kind(address, ExternalIP).status
+    can_attach = (not attachments and not status.attached and status.state == networking.EXTERNAL_IP_ALLOCATED
+                  and visit.allows("external_ip_attachment", Method.CREATE))
+    targets: list[tuple[str, str]] = []
+    if can_attach:
+        same_tenant = f"this.metadata.tenant == {cel_string(metadata_of(address).tenant)}"
+        for which, noun in networking.ATTACHMENT_TARGETS.items():
+            workloads = (await visit.reads.all(networking.TARGET_KINDS[which], same_tenant)).items
+            targets += sorted((f"{which}:{id_of(w)}", f"{noun} {metadata_of(w).name}") for w in workloads)
+    return {"attachments": rows, "can_attach": can_attach, "targets": targets,
+            "endpoints": [(name, text) for name, (_, text) in network_detail.ENDPOINTS.items()]}
 
 
 NETWORK_SORTS = ("name", "tenant", "state", CREATED)
@@ -397,6 +431,7 @@ async def network_page(visit: Visit, error: str = "", values: dict[str, str] | N
         for kind in network_detail.ATTACHED:
             for item in (await visit.reads.all(kind.kind, kind.filter(object_id))).items:
                 attached.append(kind.row(item, object_id))
+    addressed = await _external_ip_attachments(visit, obj) if view.kind == "external_ip" else {}
     created = obj.metadata.creation_timestamp if obj.metadata.HasField("creation_timestamp") else None
     conditions = clusters.condition_rows(obj.status.conditions, visit.now) if hasattr(obj.status, "conditions") else None
     return visit.page("network.html", title=f"{view.noun[:1].upper()}{view.noun[1:]} {row.name}", view=view, row=row,
@@ -409,7 +444,8 @@ async def network_page(visit: Visit, error: str = "", values: dict[str, str] | N
                       events=[_event_row(e, visit.now) for e in events.items], revision=events.revision,
                       object_id=object_id, shown_version=row.version, live_kinds=(view.kind,),
                       related_kinds=network_detail.RELATED_KINDS.get(view.kind, ()),
-                      notice=None if error else visit.request.query_params.get("notice"), status=status)
+                      notice=None if error else visit.request.query_params.get("notice"), status=status,
+                      **addressed)
 
 
 async def cluster_page(visit: Visit) -> Response:
