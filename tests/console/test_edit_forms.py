@@ -44,46 +44,64 @@ def made_ready(site: Site, collection: str, name: str, spec: dict[str, Any], sta
     return object_id
 
 
-def test_the_bare_metal_form_attaches_the_chosen_subnet_security_group_and_interface(site: Site, browser: Browser) -> None:
+def test_the_bare_metal_form_attaches_a_subnet_per_interface(site: Site, browser: Browser) -> None:
     network = named(site, "virtual_networks", "default")["id"]
+    default_subnet = named(site, "subnets", "default")["id"]
+    default_group = named(site, "security_groups", "default")["id"]
     subnet = made_ready(site, "subnets", "metal-sn", {"virtual_network": network, "ipv4_cidr": "10.0.90.0/24"},
                         "SUBNET_STATE_READY")
     group = made_ready(site, "security_groups", "metal-sg", {"virtual_network": network}, "SECURITY_GROUP_STATE_READY")
     page = signed_in(browser, site.server, "tenant-admin", "acme", "alice")
     page.goto(f"{site.server.url}/baremetal-instances/new")
 
-    # The host type's interfaces the API lets an attachment use (not eno1, its lifecycle one).
-    assert page.locator("#interface option").evaluate_all("els => els.map(e => e.value)") == [
-        "", "ens1f0", "ens1f1", "ens2f0"]
-    expect(page.locator("#interface option").first).to_have_text("the host type's first fabric interface (ens1f0)")
-    offered = page.locator("#subnet option").evaluate_all("els => els.map(e => e.value)")
+    # One attachment choice per interface the API lets an attachment use (not eno1, the lifecycle one).
+    assert page.locator("[data-testid=network-attachment] select").evaluate_all("els => els.map(e => e.name)") == [
+        "ens1f0.subnet", "ens1f1.subnet", "ens2f0.subnet"]
+    expect(page.locator("[data-testid=network-attachment] legend")).to_have_text([
+        "Interface ens1f0 (fabric: Tenant network port 0)", "Interface ens1f1 (fabric: Tenant network port 1)",
+        "Interface ens2f0 (storage: Storage network)"])
+    offered = page.locator("[id='ens1f1.subnet'] option").evaluate_all("els => els.map(e => e.value)")
     own = [s["id"] for s in site.acme.get(f"{PUBLIC}/subnets").json()["items"]]
     assert offered[0] == "" and sorted(offered[1:]) == sorted(own)  # acme's own subnets, none of beta's
+    expect(page.locator("[id='ens1f1.subnet'] option").first).to_have_text("not attached")
 
+    # The same subnet on two interfaces: the server's refusal naming the field, the choices kept.
     page.fill("#name", "metal-net")
-    page.select_option("#interface", "ens1f1")
+    page.select_option("[id='ens1f0.subnet']", subnet)
+    page.select_option("[id='ens1f1.subnet']", subnet)
+    page.check(f"[name='ens1f1.sg:{group}']")
+    page.check("[id='ens1f1.primary']")
     assert submitted(page, "button:has-text('Create')") == 400
-    expect(page.locator("[data-testid=error]")).to_have_text("subnet: choose the subnet interface 'ens1f1' attaches to")
+    expect(page.locator("[data-testid=error]")).to_have_text(
+        "spec.network_attachments[1].subnet: the subnet is already attached by spec.network_attachments[0]; "
+        "a subnet may appear at most once")
     expect(page.locator("#name")).to_have_value("metal-net")
-    expect(page.locator("#interface")).to_have_value("ens1f1")
+    expect(page.locator("[id='ens1f0.subnet']")).to_have_value(subnet)
+    expect(page.locator("[id='ens1f1.subnet']")).to_have_value(subnet)
+    expect(page.locator(f"[name='ens1f1.sg:{group}']")).to_be_checked()
+    expect(page.locator("[id='ens1f1.primary']")).to_be_checked()
     assert not site.acme.get(BMIS, params={"filter": "this.metadata.name == 'metal-net'"}).json().get("items")
 
-    page.select_option("#subnet", subnet)
-    page.check(f"[name='sg:{group}']")
+    page.select_option("[id='ens1f0.subnet']", default_subnet)
     page.click("button:has-text('Create')")
     expect(page.locator("[role=status]")).to_have_text("Bare-metal instance metal-net created")
     bmi_id = page.url.split("/baremetal-instances/", 1)[1].split("?", 1)[0]
     stored = site.acme.get(f"{BMIS}/{bmi_id}").json()
-    assert stored["spec"]["network_attachments"] == [
+    assert stored["spec"]["network_attachments"] == [  # a subnet of the default network without groups: its default
+        {"subnet": default_subnet, "security_groups": [default_group], "interface": "ens1f0"},
         {"subnet": subnet, "security_groups": [group], "interface": "ens1f1", "primary": True}]
     expect(page.locator("[data-field=State]")).to_contain_text("Running", timeout=30_000)
-    [status] = site.acme.get(f"{BMIS}/{bmi_id}").json()["status"]["network_attachment_statuses"]
-    assert cells(page, "[data-testid=nics] tbody tr") == [["ens1f1", "metal-sn", status["ip_address"], "yes"]]
+    statuses = site.acme.get(f"{BMIS}/{bmi_id}").json()["status"]["network_attachment_statuses"]
+    by_interface = {s["interface"]: s for s in statuses}
+    assert sorted(by_interface) == ["ens1f0", "ens1f1"]
+    assert sorted(cells(page, "[data-testid=nics] tbody tr")) == [
+        ["ens1f0", "default", by_interface["ens1f0"]["ip_address"], "no"],
+        ["ens1f1", "metal-sn", by_interface["ens1f1"]["ip_address"], "yes"]]
 
     beta = signed_in(browser, site.server, "tenant-admin", "beta", "bob")
     beta.goto(f"{site.server.url}/baremetal-instances/new")
-    assert subnet not in beta.locator("#subnet option").evaluate_all("els => els.map(e => e.value)")
-    expect(beta.locator(f"[name='sg:{group}']")).to_have_count(0)
+    assert subnet not in beta.locator("[id='ens1f0.subnet'] option").evaluate_all("els => els.map(e => e.value)")
+    expect(beta.locator(f"[name='ens1f0.sg:{group}']")).to_have_count(0)
 
     assert site.acme.delete(f"{BMIS}/{bmi_id}").status_code == 200
     deadline = time.monotonic() + 30

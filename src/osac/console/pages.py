@@ -640,7 +640,7 @@ async def bare_metal_form(visit: Visit, error: str = "", values: dict[str, str] 
     return _form_page(visit, "baremetal_new.html", "Create a bare-metal instance", error,
                       values if values is not None else {"host_type": chosen.metadata.name}, status,
                       host_types=_options([t.metadata.name for t in host_types]), chosen=chosen,
-                      interfaces=network_choice.interface_options(chosen),
+                      interfaces=network_choice.attachable_interfaces(chosen),
                       network=await network_choice.network_choices(visit.reads, visit.is_admin))
 
 
@@ -649,27 +649,27 @@ async def new_bare_metal(visit: Visit) -> Response:
 
 
 async def create_bare_metal(visit: Visit) -> Response:
-    """A bare-metal instance of a host type; a chosen subnet is one primary attachment with the
-    chosen security groups on the chosen interface (empty: the host type's first ``fabric``
-    one), nothing chosen the tenant's defaults (the server fills them in); external access in
-    the same call when the box is ticked."""
+    """A bare-metal instance of a host type; each interface given a subnet is one attachment
+    with its chosen security groups (the one marked primary, else the first, primary), none
+    the tenant's defaults (the server fills them in); external access in the same call when
+    the box is ticked."""
     form = await _form(visit)
+    wanted = form.get("host_type", "")
+    host_type = next((t for t in await _bare_metal_host_types(visit) if wanted and wanted in (t.id, t.metadata.name)),
+                     None)  # another is the server's to refuse, naming spec.host_type
+    interfaces = network_choice.attachable_interfaces(host_type) if host_type is not None else []
     service = visit.reads.deps.services["bare_metal_instance"]
     bmi = as_kind(_new_from_form(service, form), PrivateBareMetalInstance)
-    bmi.spec.host_type = form.get("host_type", "")
+    bmi.spec.host_type = wanted
     if form.get("image", "").strip():
         bmi.spec.image.source_type = "registry"
         bmi.spec.image.source_ref = form["image"].strip()
     bmi.spec.ssh_public_key = form.get("ssh_public_key", "").strip()
     bmi.spec.auto_external_ip_attachment = form.get("external_access") == "on"
-    subnet, groups = network_choice.chosen(form)
-    interface = form.get(network_choice.INTERFACE_FIELD, "").strip()
-    refusal = network_choice.missing_subnet(subnet, groups, interface)
-    if refusal:
-        return await bare_metal_form(visit, refusal, form, 400)
-    if subnet:
-        bmi.spec.network_attachments.add(subnet=subnet, security_groups=groups, interface=interface, primary=True)
     try:
+        for chosen in network_choice.interface_attachments(form, interfaces):
+            bmi.spec.network_attachments.add(subnet=chosen.subnet, security_groups=chosen.security_groups,
+                                             interface=chosen.interface, primary=chosen.primary)
         created = await service.create(visit.caller, bmi)
     except ServiceError as error:
         return await bare_metal_form(visit, error.message, form, error.http_status)
