@@ -1,7 +1,7 @@
 """The console's forms that choose and change what the API lets a caller choose and change, in
 Debian's chromium on one live server per database (tenants acme and beta): the bare-metal create
-form's network attachment, a security group's rules edited on its page, and the provider
-admin's edits of host types and network classes.
+form's network attachments, a security group's rules edited on its page, and the provider
+admin's creates, edits and deletes of host types and network classes.
 
 Each stores through the same service call as the API (checked by reading the object back over
 REST), shows the server's refusal naming the field with the form kept, and answers another
@@ -16,11 +16,12 @@ from playwright.sync_api import Browser, expect
 
 from tests.console.conftest import NEEDS_CHROMIUM, PRIVATE, PUBLIC
 from tests.console.fleet import wait_for
-from tests.console.two_tenants import Site, cells, signed_in, submitted, two_tenant_fixture
+from tests.console.two_tenants import Site, cells, refused, signed_in, submitted, two_tenant_fixture
 
 pytestmark = NEEDS_CHROMIUM
 
 BMIS = f"{PUBLIC}/baremetal_instances"
+VIP_31 = "spec.vip_prefix_length: 31 is out of range; use 0 (= 28) or 1-30 (the VIP range must hold a cluster's two VIPs)"
 
 
 site = two_tenant_fixture("console-edits")
@@ -126,15 +127,9 @@ def test_a_security_group_s_rules_are_added_and_removed_on_its_page(site: Site, 
     add = page.locator("[data-testid=add-rule]")
 
     # The server validates the new list and names the rule's field; the form is kept.
-    page.select_option("#direction", "ingress")
-    page.select_option("#protocol", "tcp")
-    page.fill("#ports", "70000")
-    page.fill("#peer", "10.0.0.0/8")
-    assert submitted(page, "[data-testid=add-rule] button:has-text('Add rule')") == 400
-    expect(page.locator("[data-testid=error]")).to_have_text(
-        "spec.ingress[1]: PROTOCOL_TCP ports must satisfy 1 <= port_from <= port_to <= 65535 (got 70000-70000)")
-    expect(page.locator("#ports")).to_have_value("70000")
-    expect(page.locator("#peer")).to_have_value("10.0.0.0/8")
+    refused(page, {"#direction": "ingress", "#protocol": "tcp", "#ports": "70000", "#peer": "10.0.0.0/8"},
+            "[data-testid=add-rule] button:has-text('Add rule')", 400,
+            "spec.ingress[1]: PROTOCOL_TCP ports must satisfy 1 <= port_from <= port_to <= 65535 (got 70000-70000)")
     assert rules_of(site, group) == ([ssh], [])
 
     page.select_option("#direction", "egress")
@@ -180,6 +175,21 @@ def test_a_security_group_s_rules_are_added_and_removed_on_its_page(site: Site, 
     posted = page.request.post(f"{url}/rules", form={"direction": "ingress", "protocol": "all"})  # no CSRF token
     assert posted.status == 403
     assert rules_of(site, group) == ([], [icmp, dns])
+
+
+def a_tenant_gets_not_found(site: Site, browser: Browser, paths: tuple[str, ...],
+                            posts: dict[str, dict[str, str]]) -> None:
+    """A tenant admin gets 404 for each catalogue page under ``/admin/`` and for each form posted
+    there with its own session's CSRF token."""
+    tenant = signed_in(browser, site.server, "tenant-admin", "acme", "alice")
+    for path in paths:
+        response = tenant.goto(f"{site.server.url}/admin/{path}")
+        assert response is not None and response.status == 404, path
+        expect(tenant.locator("[data-testid=error]")).to_have_text(f"no page at /admin/{path}")
+    tenant.goto(f"{site.server.url}/networking/security-groups")
+    token = str(tenant.locator("input[name=csrf]").first.get_attribute("value"))
+    for path, form in posts.items():
+        assert tenant.request.post(f"{site.server.url}/admin/{path}", form={"csrf": token, **form}).status == 404, path
 
 
 def test_a_provider_admin_edits_host_types_and_network_classes_and_a_tenant_gets_not_found(
@@ -231,11 +241,7 @@ def test_a_provider_admin_edits_host_types_and_network_classes_and_a_tenant_gets
     admin.goto(f"{site.server.url}/admin/network-classes/{cls['id']}")
     expect(admin.locator("#is_default")).to_be_checked()
     expect(admin.locator("#virtual_network_ipv4_cidr")).to_have_value("10.0.0.0/16")
-    admin.fill("#vip_prefix_length", "31")
-    assert submitted(admin, "button:has-text('Save')") == 400
-    expect(admin.locator("[data-testid=error]")).to_have_text(
-        "spec.vip_prefix_length: 31 is out of range; use 0 (= 28) or 1-30 (the VIP range must hold a cluster's two VIPs)")
-    expect(admin.locator("#vip_prefix_length")).to_have_value("31")
+    refused(admin, {"#vip_prefix_length": "31"}, "button:has-text('Save')", 400, VIP_31)
     admin.uncheck("#is_default")
     admin.fill("#vip_prefix_length", "27")
     admin.click("button:has-text('Save')")
@@ -253,15 +259,84 @@ def test_a_provider_admin_edits_host_types_and_network_classes_and_a_tenant_gets
     row = admin.locator(f"[data-testid=network-classes] tr[data-object-id='{cls['id']}']")
     expect(row.locator("td[data-label=Title]")).to_have_text("Simulated overlay")
 
-    tenant = signed_in(browser, site.server, "tenant-admin", "acme", "alice")
-    for path in (f"host-types/{host_type}", f"network-classes/{cls['id']}"):
-        response = tenant.goto(f"{site.server.url}/admin/{path}")
-        assert response is not None and response.status == 404, path
-        expect(tenant.locator("[data-testid=error]")).to_have_text(f"no page at /admin/{path}")
-    tenant.goto(f"{site.server.url}/networking/security-groups")
-    token = str(tenant.locator("input[name=csrf]").first.get_attribute("value"))
-    posted = tenant.request.post(f"{site.server.url}/admin/host-types/{host_type}",
-                                 form={"csrf": token, "title": "mine", "version": "0"})
-    assert posted.status == 404
+    a_tenant_gets_not_found(site, browser, (f"host-types/{host_type}", f"network-classes/{cls['id']}"),
+                            {f"host-types/{host_type}": {"title": "mine", "version": "0"}})
     assert private.get(f"{PRIVATE}/host_types/{host_type}").json()["title"] == "Changed meanwhile"
     assert private.delete(f"{PRIVATE}/host_types/{host_type}").status_code == 200
+
+
+def test_a_provider_admin_creates_and_deletes_host_types_and_network_classes_and_a_tenant_gets_not_found(
+        site: Site, browser: Browser) -> None:
+    private = site.admin
+    admin = signed_in(browser, site.server, "provider-admin", "", "root", landing="/admin/host-types")
+    admin.click("a:has-text('Create')")
+    expect(admin).to_have_url(f"{site.server.url}/admin/host-types/new")
+    refused(admin, {"#name": "gpu-vm", "#title": "GPU virtual machine",
+                    "#interfaces": "nic-0 fabric Tenant network\nnic-0 storage Storage"},  # a name twice
+            "button:has-text('Create')", 400, "interfaces[1].name: interface 'nic-0' is already defined by interfaces[0]")
+    created = {"filter": "this.metadata.name == 'gpu-vm'"}
+    assert not private.get(f"{PRIVATE}/host_types", params=created).json().get("items")  # nothing stored
+
+    admin.fill("#interfaces", "nic-0 fabric Tenant network")
+    admin.click("button:has-text('Create')")
+    expect(admin.locator("[role=status]")).to_have_text("Host type gpu-vm created")
+    [stored] = private.get(f"{PRIVATE}/host_types", params=created).json()["items"]
+    assert stored["title"] == "GPU virtual machine"
+    assert stored["interfaces"] == [{"name": "nic-0", "role": "fabric", "description": "Tenant network"}]
+    row = admin.locator(f"[data-testid=host-types] tr[data-object-id='{stored['id']}']")
+    expect(row.locator("td[data-label=Interfaces]")).to_have_text("nic-0 (fabric)")
+
+    # In use by a cluster template: the server refuses the delete, naming it; nothing is deleted.
+    template = private.post(f"{PRIVATE}/cluster_templates", json={
+        "metadata": {"name": "gpu-ocp"}, "node_sets": {"workers": {"host_type": stored["id"], "size": 1}}})
+    assert template.status_code == 200, template.text
+    refusal = private.delete(f"{PRIVATE}/host_types/{stored['id']}", headers={"x-dry-run": "true"})
+    assert refusal.status_code >= 400, refusal.text
+    row.locator("a:has-text('Delete')").click()
+    expect(admin.locator("#confirm-title")).to_have_text("Delete host type gpu-vm?")
+    assert submitted(admin, "button:has-text('Delete')") == refusal.status_code
+    expect(admin.locator("[data-testid=error]")).to_have_text(
+        "cannot delete HostType 'gpu-vm': 1 ClusterTemplate(s) still reference it: gpu-ocp")
+    assert private.get(f"{PRIVATE}/host_types/{stored['id']}").status_code == 200
+
+    assert private.delete(f"{PRIVATE}/cluster_templates/{template.json()['id']}").status_code == 200
+    admin.goto(f"{site.server.url}/admin/host-types/{stored['id']}/delete")
+    admin.click("button:has-text('Delete')")
+    expect(admin.locator("[role=status]")).to_have_text("Host type gpu-vm deleted")
+    assert private.get(f"{PRIVATE}/host_types/{stored['id']}").status_code == 404
+    expect(admin.locator(f"[data-testid=host-types] tr[data-object-id='{stored['id']}']")).to_have_count(0)
+
+    # A network class: the managers are given at create only; the server names a bad field.
+    admin.goto(f"{site.server.url}/admin/network-classes/new")
+    refused(admin, {"#name": "metal-only", "#title": "Bare metal only", "#fabric_manager": "sim-fabric",
+                    "#vip_prefix_length": "31"}, "button:has-text('Create')", 400, VIP_31)
+    admin.fill("#vip_prefix_length", "27")
+    admin.click("button:has-text('Create')")
+    expect(admin.locator("[role=status]")).to_have_text("Network class metal-only created")
+    [cls] = private.get(f"{PRIVATE}/network_classes",
+                        params={"filter": "this.metadata.name == 'metal-only'"}).json()["items"]
+    assert (cls["title"], cls["fabric_manager"], cls.get("k8s_manager", ""), cls.get("is_default", False),
+            cls["spec"]["vip_prefix_length"]) == ("Bare metal only", "sim-fabric", "", False, 27)
+    expect(admin.locator(f"[data-testid=network-classes] tr[data-object-id='{cls['id']}'] td[data-label=Title]")
+           ).to_have_text("Bare metal only")
+
+    # The default class holds the tenants' networks: refused, naming them.
+    [default] = private.get(f"{PRIVATE}/network_classes", params={"filter": "this.is_default"}).json()["items"]
+    refusal = private.delete(f"{PRIVATE}/network_classes/{default['id']}", headers={"x-dry-run": "true"})
+    assert refusal.status_code >= 400 and "VirtualNetwork(s) still reference it" in refusal.json()["message"]
+    admin.goto(f"{site.server.url}/admin/network-classes/{default['id']}/delete")
+    assert submitted(admin, "button:has-text('Delete')") == refusal.status_code
+    expect(admin.locator("[data-testid=error]")).to_have_text(refusal.json()["message"])
+
+    admin.goto(f"{site.server.url}/admin/network-classes")
+    admin.locator(f"[data-testid=network-classes] tr[data-object-id='{cls['id']}'] a:has-text('Delete')").click()
+    admin.click("button:has-text('Delete')")
+    expect(admin.locator("[role=status]")).to_have_text("Network class metal-only deleted")
+    wait_for(private, f"{PRIVATE}/network_classes", lambda page: cls["id"] not in [c["id"] for c in page["items"]])
+
+    # A tenant admin: not found for every page and post, and nothing done.
+    delete = f"network-classes/{default['id']}/delete"
+    a_tenant_gets_not_found(site, browser, ("host-types/new", "network-classes/new", delete),
+                            {"host-types/new": {"name": "mine", "interfaces": "nic-0 fabric"}, delete: {}})
+    assert not private.get(f"{PRIVATE}/host_types", params={"filter": "this.metadata.name == 'mine'"}).json().get("items")
+    assert private.get(f"{PRIVATE}/network_classes/{default['id']}").status_code == 200

@@ -92,3 +92,17 @@ def submitted(page: Page, selector: str) -> int:
     with page.expect_response(lambda r: r.request.method == "POST") as answer:
         page.click(selector)
     return answer.value.status
+
+
+def refused(page: Page, values: dict[str, str], button: str, status: int, message: str) -> None:
+    """Enter ``values`` (by selector: a select's option or a field's text), submit with ``button``:
+    refused with ``status`` and ``message`` above the form, every value kept."""
+    for selector, value in values.items():
+        if page.locator(selector).evaluate("e => e.tagName") == "SELECT":
+            page.select_option(selector, value)
+        else:
+            page.fill(selector, value)
+    assert submitted(page, button) == status
+    expect(page.locator("[data-testid=error]")).to_have_text(message)
+    for selector, value in values.items():
+        expect(page.locator(selector)).to_have_value(value)

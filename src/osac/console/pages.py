@@ -393,7 +393,7 @@ async def create_network(visit: Visit) -> Response:
         raise NotFound(f"{view.title.lower()} are not created in the console")
     form = await _form(visit)
     service = visit.reads.deps.services[view.kind]
-    obj = _new_from_form(service, form)
+    obj = new_from_form(service, form)
     try:
         view.fill(obj, form)
         await service.create(visit.caller, obj)
@@ -513,7 +513,7 @@ def _options(names: list[str]) -> list[tuple[str, str]]:
     return [(name, name) for name in names]
 
 
-def _new_from_form(service: KindService, form: dict[str, str]) -> Message:
+def new_from_form(service: KindService, form: dict[str, str]) -> Message:
     """A new object of the service's kind, with the name and the tenant the form gives."""
     obj = service.kind.private_class()()
     metadata = metadata_of(obj)
@@ -540,7 +540,7 @@ async def create_vm(visit: Visit) -> Response:
     (the server fills them in), external access in the same call when the box is ticked."""
     form = await _form(visit)
     service = visit.reads.deps.services["compute_instance"]
-    vm = as_kind(_new_from_form(service, form), PrivateComputeInstance)
+    vm = as_kind(new_from_form(service, form), PrivateComputeInstance)
     vm.spec.template = form.get("template", "")
     if form.get("instance_type"):
         vm.spec.instance_type = form["instance_type"]
@@ -617,7 +617,7 @@ async def create_cluster(visit: Visit) -> Response:
     template = _template_named(await _cluster_templates(visit), form.get("template", ""))
     form["template"] = template.metadata.name
     service = visit.reads.deps.services["cluster"]
-    cluster = as_kind(_new_from_form(service, form), PrivateCluster)
+    cluster = as_kind(new_from_form(service, form), PrivateCluster)
     try:
         cluster_fields.fill_cluster(cluster, template, form)
         created = await service.create(visit.caller, cluster)
@@ -659,7 +659,7 @@ async def create_bare_metal(visit: Visit) -> Response:
                      None)  # another is the server's to refuse, naming spec.host_type
     interfaces = network_choice.attachable_interfaces(host_type) if host_type is not None else []
     service = visit.reads.deps.services["bare_metal_instance"]
-    bmi = as_kind(_new_from_form(service, form), PrivateBareMetalInstance)
+    bmi = as_kind(new_from_form(service, form), PrivateBareMetalInstance)
     bmi.spec.host_type = wanted
     if form.get("image", "").strip():
         bmi.spec.image.source_type = "registry"
@@ -758,6 +758,11 @@ async def confirm_delete(visit: Visit) -> Response:
     kind, collection, noun = _kind_of(visit)
     obj = await visit.reads.get(kind, visit.request.path_params["id"])
     back = f"/{collection}" if collection.startswith("networking/") else f"/{collection}/{id_of(obj)}"
+    return delete_confirmation(visit, obj, collection, noun, back)
+
+
+def delete_confirmation(visit: Visit, obj: Message, collection: str, noun: str, back: str) -> Response:
+    """The confirmation of ``obj``'s delete, whose POST goes to ``/<collection>/<id>/delete``."""
     return visit.page("confirm_delete.html", title=f"Delete {metadata_of(obj).name}", obj=obj,
                       collection=collection, what=noun, back=back)
 
