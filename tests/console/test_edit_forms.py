@@ -340,3 +340,55 @@ def test_a_provider_admin_creates_and_deletes_host_types_and_network_classes_and
                             {"host-types/new": {"name": "mine", "interfaces": "nic-0 fabric"}, delete: {}})
     assert not private.get(f"{PRIVATE}/host_types", params={"filter": "this.metadata.name == 'mine'"}).json().get("items")
     assert private.get(f"{PRIVATE}/network_classes/{default['id']}").status_code == 200
+
+
+def domains_of(site: Site, tenant: str) -> list[str]:
+    return list(site.admin.get(f"{PRIVATE}/tenants/{tenant}").json().get("spec", {}).get("domains", []))
+
+
+def test_a_provider_admin_edits_a_tenant_s_domains_and_a_cluster_template_s_title(site: Site, browser: Browser) -> None:
+    private = site.admin
+    tenants = {t["metadata"]["name"]: t for t in private.get(f"{PRIVATE}/tenants").json()["items"]}
+    acme, beta = tenants["acme"]["id"], tenants["beta"]["id"]
+    admin = signed_in(browser, site.server, "provider-admin", "", "root", landing="/admin/tenants")
+    expect(admin.locator("a[href='/admin/tenants/new']")).to_have_count(0)  # tenants are edited here, not created
+    admin.click("a[aria-label='Edit acme']")
+    expect(admin).to_have_url(f"{site.server.url}/admin/tenants/{acme}")
+    refused(admin, {"#domains": "acme.example\nnot-a-domain"}, "button:has-text('Save')", 400,
+            "spec.domains[1]: 'not-a-domain' is not an e-mail domain (e.g. 'example.com')")
+    assert domains_of(site, acme) == []  # nothing stored
+    admin.fill("#domains", "acme.example\nacme.test")
+    admin.click("button:has-text('Save')")
+    expect(admin.locator("[role=status]")).to_have_text("Tenant acme saved")
+    assert domains_of(site, acme) == ["acme.example", "acme.test"]
+
+    admin.goto(f"{site.server.url}/admin/tenants/{beta}")
+    refused(admin, {"#domains": "acme.test"}, "button:has-text('Save')", 409,
+            "spec.domains[0]: domain 'acme.test' already belongs to another tenant")
+    assert domains_of(site, beta) == []
+
+    made = private.post(f"{PRIVATE}/cluster_templates", json={
+        "metadata": {"name": "tpl-edit"}, "title": "Old title",
+        "node_sets": {"workers": {"host_type": "vm-standard", "size": 2}}})
+    assert made.status_code == 200, made.text
+    template = made.json()
+    admin.goto(f"{site.server.url}/admin/cluster-templates")
+    expect(admin.locator("a[href='/admin/cluster-templates/new']")).to_have_count(0)
+    admin.click("a[aria-label='Edit tpl-edit']")
+    expect(admin.locator("#title")).to_have_value("Old title")
+    admin.fill("#title", "OpenShift, two workers")
+    admin.fill("#description", "For the edit test.")
+    admin.click("button:has-text('Save')")
+    expect(admin.locator("[role=status]")).to_have_text("Cluster template tpl-edit saved")
+    stored = private.get(f"{PRIVATE}/cluster_templates/{template['id']}").json()
+    assert (stored["title"], stored["description"]) == ("OpenShift, two workers", "For the edit test.")
+    assert stored["node_sets"] == template["node_sets"]  # not on the form: kept
+    row = admin.locator(f"[data-testid=cluster-templates] tr[data-object-id='{template['id']}']")
+    expect(row.locator("td[data-label=Title]")).to_have_text("OpenShift, two workers")
+    response = admin.goto(f"{site.server.url}/admin/cluster-templates/{template['id']}/delete")
+    assert response is not None and response.status == 404  # deleted with osac --private, not here
+
+    a_tenant_gets_not_found(site, browser, (f"tenants/{acme}", f"cluster-templates/{template['id']}"),
+                            {f"tenants/{acme}": {"domains": "mine.example", "version": "0"}})
+    assert domains_of(site, acme) == ["acme.example", "acme.test"]
+    assert private.delete(f"{PRIVATE}/cluster_templates/{template['id']}").status_code == 200

@@ -725,7 +725,7 @@ async def catalogue_page(visit: Visit, view: catalogue.CatalogueView) -> Respons
     listing = await visit.reads.all(view.kind)
     return visit.page("catalogue.html", title=view.title, view=view, rows=[view.row(o) for o in listing.items],
                       total=listing.total, revision=listing.revision, live_kinds=(view.kind,),
-                      editable=view.editable, notice=visit.request.query_params.get("notice"))
+                      editable=view.editable, creatable=view.creatable, notice=visit.request.query_params.get("notice"))
 
 
 # -- actions ---------------------------------------------------------------------------------------

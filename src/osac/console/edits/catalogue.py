@@ -1,6 +1,7 @@
-"""The provider admin's edits of the catalogue: host types and network classes created from
-their list, their fields that the private API lets an admin change edited on the object's page
-under ``/admin/``, and deleted after a confirmation.
+"""The provider admin's edits of the catalogue: the fields that the private API lets an admin
+change of a host type, a network class, a tenant (its e-mail domains) and a cluster template (its
+title and description), on the object's page under ``/admin/``; host types and network classes
+are also created from their list and deleted after a confirmation.
 
 Each edit is the Update the private API serves (``osac --private update``): the fields the form
 holds are the update mask, and the version the page was read at is the version lock, so an edit
@@ -20,9 +21,11 @@ from dataclasses import dataclass
 from google.protobuf.message import Message
 from starlette.responses import Response
 
+from osac.api.private.v1.cluster_template_type_pb2 import ClusterTemplate
 from osac.api.private.v1.host_type_type_pb2 import HostType
 from osac.api.private.v1.network_class_type_pb2 import NetworkClass
-from osac.console import pages
+from osac.api.private.v1.tenant_type_pb2 import Tenant
+from osac.console import catalogue, pages
 from osac.console.security import form_fields
 from osac.model.shape import as_kind, id_of, metadata_of
 from osac.services.core.errors import InvalidArgument, NotFound, ServiceError
@@ -122,6 +125,33 @@ def _fill_network_class(obj: Message, form: Mapping[str, str]) -> list[str]:
     return mask
 
 
+# -- tenants and cluster templates -----------------------------------------------------------------
+
+
+def _tenant_values(obj: Message) -> dict[str, str]:
+    return {"domains": "\n".join(as_kind(obj, Tenant).spec.domains)}
+
+
+def _fill_tenant(obj: Message, form: Mapping[str, str]) -> list[str]:
+    """``domains``: one a line."""
+    spec = as_kind(obj, Tenant).spec
+    del spec.domains[:]
+    spec.domains.extend(line.strip() for line in form.get("domains", "").splitlines() if line.strip())
+    return ["spec.domains"]
+
+
+def _cluster_template_values(obj: Message) -> dict[str, str]:
+    template = as_kind(obj, ClusterTemplate)
+    return {"title": template.title, "description": template.description}
+
+
+def _fill_cluster_template(obj: Message, form: Mapping[str, str]) -> list[str]:
+    template = as_kind(obj, ClusterTemplate)
+    template.title = form.get("title", "").strip()
+    template.description = form.get("description", "").strip()
+    return ["title", "description"]
+
+
 TITLE = EditField("title", "Title")
 DESCRIPTION = EditField("description", "Description", "lines")
 
@@ -149,15 +179,23 @@ FORMS: dict[str, CatalogueForm] = {
                   help="A registered k8s manager; empty: bare metal only (no VMs or hosted control planes). "
                        "It cannot change afterwards."),
     )),
+    "tenants": CatalogueForm("tenant", "tenant", (
+        EditField("domains", "E-mail domains", "lines", placeholder="example.com",
+                  help="One a line; a domain belongs to one tenant only."),
+    ), _tenant_values, _fill_tenant),
+    "cluster-templates": CatalogueForm("cluster_template", "cluster template", (TITLE, DESCRIPTION),
+                                       _cluster_template_values, _fill_cluster_template),
 }
 
 NAME = EditField("name", "Name")
 
 
-def _form_of(visit: pages.Visit) -> CatalogueForm:
-    """:raises NotFound: for anyone but a provider admin, and for a kind without an edit form."""
-    form = FORMS.get(visit.request.path_params["which"])
-    if form is None or not visit.is_admin:
+def _form_of(visit: pages.Visit, creating: bool = False) -> CatalogueForm:
+    """:raises NotFound: for anyone but a provider admin, and for a kind without an edit form
+    (``creating``: without a create and delete)."""
+    which = visit.request.path_params["which"]
+    form = FORMS.get(which)
+    if form is None or not visit.is_admin or (creating and not catalogue.VIEWS[which].creatable):
         raise NotFound(f"no page at {visit.request.url.path}")
     return form
 
@@ -173,7 +211,7 @@ async def edit_page(visit: pages.Visit, error: str = "", values: dict[str, str] 
 
 async def create_page(visit: pages.Visit, error: str = "", values: dict[str, str] | None = None,
                       status: int = 200) -> Response:
-    form = _form_of(visit)
+    form = _form_of(visit, creating=True)
     return _form_page(visit, form, f"Create a {form.noun}", "/new", (NAME, *form.create_fields, *form.fields), error,
                       values or {}, status)
 
@@ -202,7 +240,7 @@ async def update(visit: pages.Visit) -> Response:
 
 
 async def create(visit: pages.Visit) -> Response:
-    form = _form_of(visit)
+    form = _form_of(visit, creating=True)
     values = await form_fields(visit.request)
     service = visit.reads.deps.services[form.kind]
     obj = pages.new_from_form(service, values)
@@ -217,7 +255,7 @@ async def create(visit: pages.Visit) -> Response:
 
 
 async def confirm_delete(visit: pages.Visit) -> Response:
-    form = _form_of(visit)
+    form = _form_of(visit, creating=True)
     which = f"admin/{visit.request.path_params['which']}"
     obj = await visit.reads.get(form.kind, visit.request.path_params["id"])
     return pages.delete_confirmation(visit, obj, which, form.noun, f"/{which}")
@@ -226,7 +264,7 @@ async def confirm_delete(visit: pages.Visit) -> Response:
 async def delete(visit: pages.Visit) -> Response:
     """The private API's Delete; a refusal (the object in use) is the server's message, naming
     the dependents, on the error page with its status."""
-    form = _form_of(visit)
+    form = _form_of(visit, creating=True)
     service = visit.reads.deps.services[form.kind]
     obj = await service.get(visit.caller, visit.request.path_params["id"])
     await service.delete(visit.caller, id_of(obj))
