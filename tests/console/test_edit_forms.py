@@ -71,6 +71,11 @@ def test_the_bare_metal_form_attaches_a_subnet_per_interface(site: Site, browser
     page.select_option("[id='ens1f0.subnet']", subnet)
     page.select_option("[id='ens1f1.subnet']", subnet)
     page.check(f"[name='ens1f1.sg:{group}']")
+    page.check("[id='ens2f0.primary']")  # an interface left unattached: refused by the console
+    assert submitted(page, "button:has-text('Create')") == 400
+    expect(page.locator("[data-testid=error]")).to_have_text(
+        "primary: interface 'ens2f0' is not attached; choose a subnet for it or make one of the attached interfaces "
+        "primary (ens1f0, ens1f1)")
     page.check("[id='ens1f1.primary']")
     assert submitted(page, "button:has-text('Create')") == 400
     expect(page.locator("[data-testid=error]")).to_have_text(
