@@ -125,6 +125,11 @@ def chromium_available() -> bool:
     return Path(CHROMIUM).exists()
 
 
+#: The mark of a module driving chromium: skipped locally without it, failing in CI.
+NEEDS_CHROMIUM = pytest.mark.skipif(not chromium_available() and not os.environ.get("CI"),
+                                    reason=f"no chromium at {CHROMIUM} (apt-get install -y chromium)")
+
+
 @pytest.fixture(scope="module")
 def chromium() -> Iterator[Browser]:
     os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")

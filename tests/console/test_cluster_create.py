@@ -10,7 +10,6 @@ policy; cluster templates are the provider's (tenant ``shared``), never a tenant
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -19,12 +18,11 @@ from playwright.sync_api import Browser, Page, expect
 
 from osac.auth.subject import Role
 from tests.console import two_tenants
-from tests.console.conftest import CHROMIUM, PRIVATE, PUBLIC, ConsoleServer, chromium_available
+from tests.console.conftest import NEEDS_CHROMIUM, PRIVATE, PUBLIC, ConsoleServer
 from tests.console.fleet import wait_for
 from tests.support.onboarding import INSTANT
 
-pytestmark = pytest.mark.skipif(not chromium_available() and not os.environ.get("CI"),
-                                reason=f"no chromium at {CHROMIUM} (apt-get install -y chromium)")
+pytestmark = NEEDS_CHROMIUM
 
 STRING = "type.googleapis.com/google.protobuf.StringValue"
 INT64 = "type.googleapis.com/google.protobuf.Int64Value"

@@ -1,7 +1,7 @@
 """The console's forms that choose and change what the API lets a caller choose and change, in
 Debian's chromium on one live server per database (tenants acme and beta): the bare-metal create
-form's network attachment, a security group's rules edited on its page, and the provider
-admin's edits of host types and network classes.
+form's network attachments, a security group's rules edited on its page, and the provider
+admin's creates, edits and deletes of host types and network classes.
 
 Each stores through the same service call as the API (checked by reading the object back over
 REST), shows the server's refusal naming the field with the form kept, and answers another
@@ -9,27 +9,22 @@ tenant (or a tenant, for the catalogue) not found."""
 
 from __future__ import annotations
 
-import os
 import time
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.console.conftest import CHROMIUM, PRIVATE, PUBLIC, chromium_available
+from tests.console.conftest import NEEDS_CHROMIUM, PRIVATE, PUBLIC
 from tests.console.fleet import wait_for
-from tests.console.two_tenants import Site, cells, signed_in, submitted, two_tenant_site
+from tests.console.two_tenants import Site, cells, refused, signed_in, submitted, two_tenant_fixture
 
-pytestmark = pytest.mark.skipif(not chromium_available() and not os.environ.get("CI"),
-                                reason=f"no chromium at {CHROMIUM} (apt-get install -y chromium)")
+pytestmark = NEEDS_CHROMIUM
 
 BMIS = f"{PUBLIC}/baremetal_instances"
+VIP_31 = "spec.vip_prefix_length: 31 is out of range; use 0 (= 28) or 1-30 (the VIP range must hold a cluster's two VIPs)"
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
-def site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    yield from two_tenant_site(request.param, tmp_path_factory.mktemp("console-edits"))
+site = two_tenant_fixture("console-edits")
 
 
 def named(site: Site, collection: str, name: str) -> dict[str, Any]:
@@ -50,46 +45,69 @@ def made_ready(site: Site, collection: str, name: str, spec: dict[str, Any], sta
     return object_id
 
 
-def test_the_bare_metal_form_attaches_the_chosen_subnet_security_group_and_interface(site: Site, browser: Browser) -> None:
+def test_the_bare_metal_form_attaches_a_subnet_per_interface(site: Site, browser: Browser) -> None:
     network = named(site, "virtual_networks", "default")["id"]
+    default_subnet = named(site, "subnets", "default")["id"]
+    default_group = named(site, "security_groups", "default")["id"]
     subnet = made_ready(site, "subnets", "metal-sn", {"virtual_network": network, "ipv4_cidr": "10.0.90.0/24"},
                         "SUBNET_STATE_READY")
     group = made_ready(site, "security_groups", "metal-sg", {"virtual_network": network}, "SECURITY_GROUP_STATE_READY")
     page = signed_in(browser, site.server, "tenant-admin", "acme", "alice")
     page.goto(f"{site.server.url}/baremetal-instances/new")
 
-    # The host type's interfaces the API lets an attachment use (not eno1, its lifecycle one).
-    assert page.locator("#interface option").evaluate_all("els => els.map(e => e.value)") == [
-        "", "ens1f0", "ens1f1", "ens2f0"]
-    expect(page.locator("#interface option").first).to_have_text("the host type's first fabric interface (ens1f0)")
-    offered = page.locator("#subnet option").evaluate_all("els => els.map(e => e.value)")
+    # One attachment choice per interface the API lets an attachment use (not eno1, the lifecycle one).
+    assert page.locator("[data-testid=network-attachment] select").evaluate_all("els => els.map(e => e.name)") == [
+        "ens1f0.subnet", "ens1f1.subnet", "ens2f0.subnet"]
+    expect(page.locator("[data-testid=network-attachment] legend")).to_have_text([
+        "Interface ens1f0 (fabric: Tenant network port 0)", "Interface ens1f1 (fabric: Tenant network port 1)",
+        "Interface ens2f0 (storage: Storage network)"])
+    offered = page.locator("[id='ens1f1.subnet'] option").evaluate_all("els => els.map(e => e.value)")
     own = [s["id"] for s in site.acme.get(f"{PUBLIC}/subnets").json()["items"]]
     assert offered[0] == "" and sorted(offered[1:]) == sorted(own)  # acme's own subnets, none of beta's
+    expect(page.locator("[id='ens1f1.subnet'] option").first).to_have_text("not attached")
 
+    # The same subnet on two interfaces: the server's refusal naming the field, the choices kept.
     page.fill("#name", "metal-net")
-    page.select_option("#interface", "ens1f1")
+    page.select_option("[id='ens1f0.subnet']", subnet)
+    page.select_option("[id='ens1f1.subnet']", subnet)
+    page.check(f"[name='ens1f1.sg:{group}']")
+    page.check("[id='ens2f0.primary']")  # an interface left unattached: refused by the console
     assert submitted(page, "button:has-text('Create')") == 400
-    expect(page.locator("[data-testid=error]")).to_have_text("subnet: choose the subnet interface 'ens1f1' attaches to")
+    expect(page.locator("[data-testid=error]")).to_have_text(
+        "primary: interface 'ens2f0' is not attached; choose a subnet for it or make one of the attached interfaces "
+        "primary (ens1f0, ens1f1)")
+    page.check("[id='ens1f1.primary']")
+    assert submitted(page, "button:has-text('Create')") == 400
+    expect(page.locator("[data-testid=error]")).to_have_text(
+        "spec.network_attachments[1].subnet: the subnet is already attached by spec.network_attachments[0]; "
+        "a subnet may appear at most once")
     expect(page.locator("#name")).to_have_value("metal-net")
-    expect(page.locator("#interface")).to_have_value("ens1f1")
+    expect(page.locator("[id='ens1f0.subnet']")).to_have_value(subnet)
+    expect(page.locator("[id='ens1f1.subnet']")).to_have_value(subnet)
+    expect(page.locator(f"[name='ens1f1.sg:{group}']")).to_be_checked()
+    expect(page.locator("[id='ens1f1.primary']")).to_be_checked()
     assert not site.acme.get(BMIS, params={"filter": "this.metadata.name == 'metal-net'"}).json().get("items")
 
-    page.select_option("#subnet", subnet)
-    page.check(f"[name='sg:{group}']")
+    page.select_option("[id='ens1f0.subnet']", default_subnet)
     page.click("button:has-text('Create')")
     expect(page.locator("[role=status]")).to_have_text("Bare-metal instance metal-net created")
     bmi_id = page.url.split("/baremetal-instances/", 1)[1].split("?", 1)[0]
     stored = site.acme.get(f"{BMIS}/{bmi_id}").json()
-    assert stored["spec"]["network_attachments"] == [
+    assert stored["spec"]["network_attachments"] == [  # a subnet of the default network without groups: its default
+        {"subnet": default_subnet, "security_groups": [default_group], "interface": "ens1f0"},
         {"subnet": subnet, "security_groups": [group], "interface": "ens1f1", "primary": True}]
     expect(page.locator("[data-field=State]")).to_contain_text("Running", timeout=30_000)
-    [status] = site.acme.get(f"{BMIS}/{bmi_id}").json()["status"]["network_attachment_statuses"]
-    assert cells(page, "[data-testid=nics] tbody tr") == [["ens1f1", "metal-sn", status["ip_address"], "yes"]]
+    statuses = site.acme.get(f"{BMIS}/{bmi_id}").json()["status"]["network_attachment_statuses"]
+    by_interface = {s["interface"]: s for s in statuses}
+    assert sorted(by_interface) == ["ens1f0", "ens1f1"]
+    assert sorted(cells(page, "[data-testid=nics] tbody tr")) == [
+        ["ens1f0", "default", by_interface["ens1f0"]["ip_address"], "no"],
+        ["ens1f1", "metal-sn", by_interface["ens1f1"]["ip_address"], "yes"]]
 
     beta = signed_in(browser, site.server, "tenant-admin", "beta", "bob")
     beta.goto(f"{site.server.url}/baremetal-instances/new")
-    assert subnet not in beta.locator("#subnet option").evaluate_all("els => els.map(e => e.value)")
-    expect(beta.locator(f"[name='sg:{group}']")).to_have_count(0)
+    assert subnet not in beta.locator("[id='ens1f0.subnet'] option").evaluate_all("els => els.map(e => e.value)")
+    expect(beta.locator(f"[name='ens1f0.sg:{group}']")).to_have_count(0)
 
     assert site.acme.delete(f"{BMIS}/{bmi_id}").status_code == 200
     deadline = time.monotonic() + 30
@@ -114,15 +132,9 @@ def test_a_security_group_s_rules_are_added_and_removed_on_its_page(site: Site, 
     add = page.locator("[data-testid=add-rule]")
 
     # The server validates the new list and names the rule's field; the form is kept.
-    page.select_option("#direction", "ingress")
-    page.select_option("#protocol", "tcp")
-    page.fill("#ports", "70000")
-    page.fill("#peer", "10.0.0.0/8")
-    assert submitted(page, "[data-testid=add-rule] button:has-text('Add rule')") == 400
-    expect(page.locator("[data-testid=error]")).to_have_text(
-        "spec.ingress[1]: PROTOCOL_TCP ports must satisfy 1 <= port_from <= port_to <= 65535 (got 70000-70000)")
-    expect(page.locator("#ports")).to_have_value("70000")
-    expect(page.locator("#peer")).to_have_value("10.0.0.0/8")
+    refused(page, {"#direction": "ingress", "#protocol": "tcp", "#ports": "70000", "#peer": "10.0.0.0/8"},
+            "[data-testid=add-rule] button:has-text('Add rule')", 400,
+            "spec.ingress[1]: PROTOCOL_TCP ports must satisfy 1 <= port_from <= port_to <= 65535 (got 70000-70000)")
     assert rules_of(site, group) == ([ssh], [])
 
     page.select_option("#direction", "egress")
@@ -168,6 +180,21 @@ def test_a_security_group_s_rules_are_added_and_removed_on_its_page(site: Site, 
     posted = page.request.post(f"{url}/rules", form={"direction": "ingress", "protocol": "all"})  # no CSRF token
     assert posted.status == 403
     assert rules_of(site, group) == ([], [icmp, dns])
+
+
+def a_tenant_gets_not_found(site: Site, browser: Browser, paths: tuple[str, ...],
+                            posts: dict[str, dict[str, str]]) -> None:
+    """A tenant admin gets 404 for each catalogue page under ``/admin/`` and for each form posted
+    there with its own session's CSRF token."""
+    tenant = signed_in(browser, site.server, "tenant-admin", "acme", "alice")
+    for path in paths:
+        response = tenant.goto(f"{site.server.url}/admin/{path}")
+        assert response is not None and response.status == 404, path
+        expect(tenant.locator("[data-testid=error]")).to_have_text(f"no page at /admin/{path}")
+    tenant.goto(f"{site.server.url}/networking/security-groups")
+    token = str(tenant.locator("input[name=csrf]").first.get_attribute("value"))
+    for path, form in posts.items():
+        assert tenant.request.post(f"{site.server.url}/admin/{path}", form={"csrf": token, **form}).status == 404, path
 
 
 def test_a_provider_admin_edits_host_types_and_network_classes_and_a_tenant_gets_not_found(
@@ -219,11 +246,7 @@ def test_a_provider_admin_edits_host_types_and_network_classes_and_a_tenant_gets
     admin.goto(f"{site.server.url}/admin/network-classes/{cls['id']}")
     expect(admin.locator("#is_default")).to_be_checked()
     expect(admin.locator("#virtual_network_ipv4_cidr")).to_have_value("10.0.0.0/16")
-    admin.fill("#vip_prefix_length", "31")
-    assert submitted(admin, "button:has-text('Save')") == 400
-    expect(admin.locator("[data-testid=error]")).to_have_text(
-        "spec.vip_prefix_length: 31 is out of range; use 0 (= 28) or 1-30 (the VIP range must hold a cluster's two VIPs)")
-    expect(admin.locator("#vip_prefix_length")).to_have_value("31")
+    refused(admin, {"#vip_prefix_length": "31"}, "button:has-text('Save')", 400, VIP_31)
     admin.uncheck("#is_default")
     admin.fill("#vip_prefix_length", "27")
     admin.click("button:has-text('Save')")
@@ -241,15 +264,136 @@ def test_a_provider_admin_edits_host_types_and_network_classes_and_a_tenant_gets
     row = admin.locator(f"[data-testid=network-classes] tr[data-object-id='{cls['id']}']")
     expect(row.locator("td[data-label=Title]")).to_have_text("Simulated overlay")
 
-    tenant = signed_in(browser, site.server, "tenant-admin", "acme", "alice")
-    for path in (f"host-types/{host_type}", f"network-classes/{cls['id']}"):
-        response = tenant.goto(f"{site.server.url}/admin/{path}")
-        assert response is not None and response.status == 404, path
-        expect(tenant.locator("[data-testid=error]")).to_have_text(f"no page at /admin/{path}")
-    tenant.goto(f"{site.server.url}/networking/security-groups")
-    token = str(tenant.locator("input[name=csrf]").first.get_attribute("value"))
-    posted = tenant.request.post(f"{site.server.url}/admin/host-types/{host_type}",
-                                 form={"csrf": token, "title": "mine", "version": "0"})
-    assert posted.status == 404
+    a_tenant_gets_not_found(site, browser, (f"host-types/{host_type}", f"network-classes/{cls['id']}"),
+                            {f"host-types/{host_type}": {"title": "mine", "version": "0"}})
     assert private.get(f"{PRIVATE}/host_types/{host_type}").json()["title"] == "Changed meanwhile"
     assert private.delete(f"{PRIVATE}/host_types/{host_type}").status_code == 200
+
+
+def test_a_provider_admin_creates_and_deletes_host_types_and_network_classes_and_a_tenant_gets_not_found(
+        site: Site, browser: Browser) -> None:
+    private = site.admin
+    admin = signed_in(browser, site.server, "provider-admin", "", "root", landing="/admin/host-types")
+    admin.click("a:has-text('Create')")
+    expect(admin).to_have_url(f"{site.server.url}/admin/host-types/new")
+    refused(admin, {"#name": "gpu-vm", "#title": "GPU virtual machine",
+                    "#interfaces": "nic-0 fabric Tenant network\nnic-0 storage Storage"},  # a name twice
+            "button:has-text('Create')", 400, "interfaces[1].name: interface 'nic-0' is already defined by interfaces[0]")
+    created = {"filter": "this.metadata.name == 'gpu-vm'"}
+    assert not private.get(f"{PRIVATE}/host_types", params=created).json().get("items")  # nothing stored
+
+    admin.fill("#interfaces", "nic-0 fabric Tenant network")
+    admin.click("button:has-text('Create')")
+    expect(admin.locator("[role=status]")).to_have_text("Host type gpu-vm created")
+    [stored] = private.get(f"{PRIVATE}/host_types", params=created).json()["items"]
+    assert stored["title"] == "GPU virtual machine"
+    assert stored["interfaces"] == [{"name": "nic-0", "role": "fabric", "description": "Tenant network"}]
+    row = admin.locator(f"[data-testid=host-types] tr[data-object-id='{stored['id']}']")
+    expect(row.locator("td[data-label=Interfaces]")).to_have_text("nic-0 (fabric)")
+
+    # In use by a cluster template: the server refuses the delete, naming it; nothing is deleted.
+    template = private.post(f"{PRIVATE}/cluster_templates", json={
+        "metadata": {"name": "gpu-ocp"}, "node_sets": {"workers": {"host_type": stored["id"], "size": 1}}})
+    assert template.status_code == 200, template.text
+    refusal = private.delete(f"{PRIVATE}/host_types/{stored['id']}", headers={"x-dry-run": "true"})
+    assert refusal.status_code >= 400, refusal.text
+    row.locator("a:has-text('Delete')").click()
+    expect(admin.locator("#confirm-title")).to_have_text("Delete host type gpu-vm?")
+    assert submitted(admin, "button:has-text('Delete')") == refusal.status_code
+    expect(admin.locator("[data-testid=error]")).to_have_text(
+        "cannot delete HostType 'gpu-vm': 1 ClusterTemplate(s) still reference it: gpu-ocp")
+    assert private.get(f"{PRIVATE}/host_types/{stored['id']}").status_code == 200
+
+    assert private.delete(f"{PRIVATE}/cluster_templates/{template.json()['id']}").status_code == 200
+    admin.goto(f"{site.server.url}/admin/host-types/{stored['id']}/delete")
+    admin.click("button:has-text('Delete')")
+    expect(admin.locator("[role=status]")).to_have_text("Host type gpu-vm deleted")
+    assert private.get(f"{PRIVATE}/host_types/{stored['id']}").status_code == 404
+    expect(admin.locator(f"[data-testid=host-types] tr[data-object-id='{stored['id']}']")).to_have_count(0)
+
+    # A network class: the managers are given at create only; the server names a bad field.
+    admin.goto(f"{site.server.url}/admin/network-classes/new")
+    refused(admin, {"#name": "metal-only", "#title": "Bare metal only", "#fabric_manager": "sim-fabric",
+                    "#vip_prefix_length": "31"}, "button:has-text('Create')", 400, VIP_31)
+    admin.fill("#vip_prefix_length", "27")
+    admin.click("button:has-text('Create')")
+    expect(admin.locator("[role=status]")).to_have_text("Network class metal-only created")
+    [cls] = private.get(f"{PRIVATE}/network_classes",
+                        params={"filter": "this.metadata.name == 'metal-only'"}).json()["items"]
+    assert (cls["title"], cls["fabric_manager"], cls.get("k8s_manager", ""), cls.get("is_default", False),
+            cls["spec"]["vip_prefix_length"]) == ("Bare metal only", "sim-fabric", "", False, 27)
+    expect(admin.locator(f"[data-testid=network-classes] tr[data-object-id='{cls['id']}'] td[data-label=Title]")
+           ).to_have_text("Bare metal only")
+
+    # The default class holds the tenants' networks: refused, naming them.
+    [default] = private.get(f"{PRIVATE}/network_classes", params={"filter": "this.is_default"}).json()["items"]
+    refusal = private.delete(f"{PRIVATE}/network_classes/{default['id']}", headers={"x-dry-run": "true"})
+    assert refusal.status_code >= 400 and "VirtualNetwork(s) still reference it" in refusal.json()["message"]
+    admin.goto(f"{site.server.url}/admin/network-classes/{default['id']}/delete")
+    assert submitted(admin, "button:has-text('Delete')") == refusal.status_code
+    expect(admin.locator("[data-testid=error]")).to_have_text(refusal.json()["message"])
+
+    admin.goto(f"{site.server.url}/admin/network-classes")
+    admin.locator(f"[data-testid=network-classes] tr[data-object-id='{cls['id']}'] a:has-text('Delete')").click()
+    admin.click("button:has-text('Delete')")
+    expect(admin.locator("[role=status]")).to_have_text("Network class metal-only deleted")
+    wait_for(private, f"{PRIVATE}/network_classes", lambda page: cls["id"] not in [c["id"] for c in page["items"]])
+
+    # A tenant admin: not found for every page and post, and nothing done.
+    delete = f"network-classes/{default['id']}/delete"
+    a_tenant_gets_not_found(site, browser, ("host-types/new", "network-classes/new", delete),
+                            {"host-types/new": {"name": "mine", "interfaces": "nic-0 fabric"}, delete: {}})
+    assert not private.get(f"{PRIVATE}/host_types", params={"filter": "this.metadata.name == 'mine'"}).json().get("items")
+    assert private.get(f"{PRIVATE}/network_classes/{default['id']}").status_code == 200
+
+
+def domains_of(site: Site, tenant: str) -> list[str]:
+    return list(site.admin.get(f"{PRIVATE}/tenants/{tenant}").json().get("spec", {}).get("domains", []))
+
+
+def test_a_provider_admin_edits_a_tenant_s_domains_and_a_cluster_template_s_title(site: Site, browser: Browser) -> None:
+    private = site.admin
+    tenants = {t["metadata"]["name"]: t for t in private.get(f"{PRIVATE}/tenants").json()["items"]}
+    acme, beta = tenants["acme"]["id"], tenants["beta"]["id"]
+    admin = signed_in(browser, site.server, "provider-admin", "", "root", landing="/admin/tenants")
+    expect(admin.locator("a[href='/admin/tenants/new']")).to_have_count(0)  # tenants are edited here, not created
+    admin.click("a[aria-label='Edit acme']")
+    expect(admin).to_have_url(f"{site.server.url}/admin/tenants/{acme}")
+    refused(admin, {"#domains": "acme.example\nnot-a-domain"}, "button:has-text('Save')", 400,
+            "spec.domains[1]: 'not-a-domain' is not an e-mail domain (e.g. 'example.com')")
+    assert domains_of(site, acme) == []  # nothing stored
+    admin.fill("#domains", "acme.example\nacme.test")
+    admin.click("button:has-text('Save')")
+    expect(admin.locator("[role=status]")).to_have_text("Tenant acme saved")
+    assert domains_of(site, acme) == ["acme.example", "acme.test"]
+
+    admin.goto(f"{site.server.url}/admin/tenants/{beta}")
+    refused(admin, {"#domains": "acme.test"}, "button:has-text('Save')", 409,
+            "spec.domains[0]: domain 'acme.test' already belongs to another tenant")
+    assert domains_of(site, beta) == []
+
+    made = private.post(f"{PRIVATE}/cluster_templates", json={
+        "metadata": {"name": "tpl-edit"}, "title": "Old title",
+        "node_sets": {"workers": {"host_type": "vm-standard", "size": 2}}})
+    assert made.status_code == 200, made.text
+    template = made.json()
+    admin.goto(f"{site.server.url}/admin/cluster-templates")
+    expect(admin.locator("a[href='/admin/cluster-templates/new']")).to_have_count(0)
+    admin.click("a[aria-label='Edit tpl-edit']")
+    expect(admin.locator("#title")).to_have_value("Old title")
+    admin.fill("#title", "OpenShift, two workers")
+    admin.fill("#description", "For the edit test.")
+    admin.click("button:has-text('Save')")
+    expect(admin.locator("[role=status]")).to_have_text("Cluster template tpl-edit saved")
+    stored = private.get(f"{PRIVATE}/cluster_templates/{template['id']}").json()
+    assert (stored["title"], stored["description"]) == ("OpenShift, two workers", "For the edit test.")
+    assert stored["node_sets"] == template["node_sets"]  # not on the form: kept
+    row = admin.locator(f"[data-testid=cluster-templates] tr[data-object-id='{template['id']}']")
+    expect(row.locator("td[data-label=Title]")).to_have_text("OpenShift, two workers")
+    response = admin.goto(f"{site.server.url}/admin/cluster-templates/{template['id']}/delete")
+    assert response is not None and response.status == 404  # deleted with osac --private, not here
+
+    a_tenant_gets_not_found(site, browser, (f"tenants/{acme}", f"cluster-templates/{template['id']}"),
+                            {f"tenants/{acme}": {"domains": "mine.example", "version": "0"}})
+    assert domains_of(site, acme) == ["acme.example", "acme.test"]
+    assert private.delete(f"{PRIVATE}/cluster_templates/{template['id']}").status_code == 200

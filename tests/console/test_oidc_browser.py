@@ -14,12 +14,11 @@ import pytest
 from playwright.sync_api import Browser, expect, sync_playwright
 
 from osac.clock import FakeClock
-from tests.console.conftest import CHROMIUM, ConsoleServer, chromium_available, database_url
+from tests.console.conftest import CHROMIUM, NEEDS_CHROMIUM, ConsoleServer, database_url
 from tests.console.fake_oidc import FakeIssuer, Realm, User
 from tests.support.onboarding import INSTANT
 
-pytestmark = pytest.mark.skipif(not chromium_available() and not os.environ.get("CI"),
-                                reason=f"no chromium at {CHROMIUM} (apt-get install -y chromium)")
+pytestmark = NEEDS_CHROMIUM
 
 CLOCK = FakeClock(datetime.now(UTC).replace(microsecond=0))
 

@@ -7,7 +7,6 @@ development page), sign-out and a forged cross-site form post, in the browser.""
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -20,11 +19,10 @@ from osac.auth.subject import Role
 from osac.console.labels import CLUSTER_STATE_NAMES, CLUSTER_STATES
 from osac.console.pages import DEGRADED_FILTER, STAGE_UNKNOWN_FILTER, STALLED_FILTER
 from osac.status.clusters import cells
-from tests.console.conftest import CHROMIUM, PRIVATE, PUBLIC, ConsoleServer, chromium_available, database_url
+from tests.console.conftest import NEEDS_CHROMIUM, PRIVATE, PUBLIC, ConsoleServer, database_url
 from tests.console.fleet import CONFIG, FLEET_SIZE, Fleet, build_fleet, reason_is
 
-pytestmark = pytest.mark.skipif(not chromium_available() and not os.environ.get("CI"),
-                                reason=f"no chromium at {CHROMIUM} (apt-get install -y chromium)")
+pytestmark = NEEDS_CHROMIUM
 
 #: A simulator change must show on an open page within this many seconds (AC-7).
 LIVE_BUDGET_S = 2.0

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from osac.auth.subject import Role
@@ -48,6 +49,17 @@ def two_tenant_site(engine: str, data_dir: Path, config: dict[str, Any] = FAST_G
             server.stop()
 
 
+def two_tenant_fixture(name: str) -> Any:
+    """A module's ``site`` fixture: ``two_tenant_site`` on each database, in a temporary ``name``
+    folder, for the whole module."""
+
+    @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+    def site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+        yield from two_tenant_site(request.param, tmp_path_factory.mktemp(name))
+
+    return site
+
+
 def signed_in(browser: Browser, server: ConsoleServer, role: str, tenant: str, user: str,
               landing: str = "/baremetal-instances") -> Page:
     """A new browser context signed in through the development page, on ``landing``."""
@@ -80,3 +92,17 @@ def submitted(page: Page, selector: str) -> int:
     with page.expect_response(lambda r: r.request.method == "POST") as answer:
         page.click(selector)
     return answer.value.status
+
+
+def refused(page: Page, values: dict[str, str], button: str, status: int, message: str) -> None:
+    """Enter ``values`` (by selector: a select's option or a field's text), submit with ``button``:
+    refused with ``status`` and ``message`` above the form, every value kept."""
+    for selector, value in values.items():
+        if page.locator(selector).evaluate("e => e.tagName") == "SELECT":
+            page.select_option(selector, value)
+        else:
+            page.fill(selector, value)
+    assert submitted(page, button) == status
+    expect(page.locator("[data-testid=error]")).to_have_text(message)
+    for selector, value in values.items():
+        expect(page.locator(selector)).to_have_value(value)

@@ -27,6 +27,7 @@ from osac.console import networking, pages
 from osac.console.assets import patternfly_dir
 from osac.console.deps import ConsoleDeps
 from osac.console.edits import catalogue as catalogue_edits
+from osac.console.edits import external_ip_attachments as attachment_edits
 from osac.console.edits import security_rules
 from osac.console.live import live_stream, resume_point
 from osac.console.oidc import COOKIE as OIDC_COOKIE
@@ -302,6 +303,8 @@ def build_console(deps: ConsoleDeps) -> Starlette:
         Route("/baremetal-instances/{id}/{action}", page(pages.bare_metal_action), methods=["POST"]),
         Route("/networking/{collection}/{id}/rules", page(security_rules.add_rule), methods=["POST"]),
         Route("/networking/{collection}/{id}/rules/remove", page(security_rules.remove_rule), methods=["POST"]),
+        Route("/networking/{collection}/{id}/attachments", page(attachment_edits.attach), methods=["POST"]),
+        Route("/networking/{collection}/{id}/attachments/remove", page(attachment_edits.detach), methods=["POST"]),
         Route("/networking/{collection}", page(pages.network_list), methods=["GET"]),
         Route("/networking/{collection}/new", page(pages.new_network), methods=["GET"]),
         Route("/networking/{collection}/new", page(pages.create_network), methods=["POST"]),
@@ -309,6 +312,10 @@ def build_console(deps: ConsoleDeps) -> Starlette:
         Route("/networking/{collection}/{id}/delete", page(pages.confirm_delete), methods=["GET"]),
         Route("/networking/{collection}/{id}/delete", page(pages.delete_object), methods=["POST"]),
         Route("/admin/{which}", page(pages.admin_list), methods=["GET"]),
+        Route("/admin/{which}/new", page(catalogue_edits.create_page), methods=["GET"]),
+        Route("/admin/{which}/new", page(catalogue_edits.create), methods=["POST"]),
+        Route("/admin/{which}/{id}/delete", page(catalogue_edits.confirm_delete), methods=["GET"]),
+        Route("/admin/{which}/{id}/delete", page(catalogue_edits.delete), methods=["POST"]),
         Route("/admin/{which}/{id}", page(catalogue_edits.edit_page), methods=["GET"]),
         Route("/admin/{which}/{id}", page(catalogue_edits.update), methods=["POST"]),
         Route(SIGN_IN, console.sign_in, methods=["GET"]),

@@ -42,6 +42,8 @@ class CatalogueView:
     cells: Callable[[Message], tuple[Cell, ...]]
     #: Whether each row opens its edit form (``console/edits/catalogue.py``).
     editable: bool = False
+    #: Whether the list offers the create form and each row its delete (there too).
+    creatable: bool = False
 
     def row(self, obj: Message) -> CatalogueRow:
         meta = metadata_of(obj)
@@ -94,14 +96,15 @@ def cluster_template_cells(obj: Message) -> tuple[Cell, ...]:
 
 VIEWS: dict[str, CatalogueView] = {view.path: view for view in (
     CatalogueView("tenant", "tenants", "Tenants",
-                  ("State", "Default networking ready", "Reason", "Message"), tenant_cells),
+                  ("State", "Default networking ready", "Reason", "Message"), tenant_cells, editable=True),
     CatalogueView("external_ip_pool", "external-ip-pools", "External IP pools",
                   ("CIDRs", "Family", "Allocated / total", "Available", "State"), pool_cells),
     CatalogueView("network_class", "network-classes", "Network classes",
                   ("Title", "Default", "Capabilities", "Default network CIDR", "State"), network_class_cells,
-                  editable=True),
+                  editable=True, creatable=True),
     CatalogueView("host_type", "host-types", "Host types", ("Title", "Hosts", "Interfaces"), host_type_cells,
-                  editable=True),
+                  editable=True, creatable=True),
     CatalogueView("cluster_template", "cluster-templates", "Cluster templates",
-                  ("Title", "Node sets", "Parameters", "Required parameters"), cluster_template_cells),
+                  ("Title", "Node sets", "Parameters", "Required parameters"), cluster_template_cells,
+                  editable=True),
 )}

@@ -1,15 +1,17 @@
 """The network attachment section of the cluster, VM and bare-metal create forms: which subnet
 and which security groups, chosen among those the caller sees (the API's List, so a tenant is
-offered only its own), or left to the tenant's defaults; on the bare-metal form also which of the
-host type's interfaces carries it.
+offered only its own), or left to the tenant's defaults; on the bare-metal form one such choice
+per interface of the host type that an attachment may use.
 
-The form sends ``subnet`` (a subnet id; empty: the tenant's default subnet), one checkbox
-``sg:<id>`` per chosen security group and, for bare metal, ``interface`` (empty: the host type's
-first ``fabric`` interface). The server applies the rules of networking.md §6.4 and §7.4 as it
-does for the API: no subnet and no group is the tenant's default subnet and security group; a
-subnet without groups gets the default security group when it is on the default network; groups
-outside the subnet's virtual network, and an interface the host type cannot attach, are refused
-with the API's message naming the field.
+The form sends ``subnet`` (a subnet id; empty: the tenant's default subnet) and one checkbox
+``sg:<id>`` per chosen security group. The bare-metal form sends them once per attachable
+interface, prefixed with the interface's name (``ens1f0.subnet``, ``ens1f0.sg:<id>``; an empty
+subnet leaves the interface unattached), and ``primary`` (the interface of the primary
+attachment; empty: the first attached one). The server applies the rules of networking.md §6.4
+and §7.4 as it does for the API: no attachment is the tenant's default subnet and security
+group; a subnet without groups gets the default security group when it is on the default
+network; subnets of several virtual networks, a subnet attached twice, and groups outside the
+subnet's virtual network are refused with the API's message naming the field.
 """
 
 from __future__ import annotations
@@ -24,11 +26,12 @@ from osac.api.public.v1.subnet_type_pb2 import Subnet
 from osac.api.public.v1.virtual_network_type_pb2 import VirtualNetwork
 from osac.console.reads import Reads
 from osac.model.shape import as_kind
-from osac.services.baremetal.interfaces import FABRIC, LIFECYCLE
+from osac.services.baremetal.interfaces import LIFECYCLE
+from osac.services.core.errors import InvalidArgument
 
 SUBNET_FIELD = "subnet"
 SECURITY_GROUP_PREFIX = "sg:"
-INTERFACE_FIELD = "interface"
+PRIMARY_FIELD = "primary"
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,10 @@ class NetworkChoices:
         """The subnet select's options, the tenant's default first."""
         return [("", "the tenant's default subnet"), *((c.id, c.text) for c in self.subnets)]
 
+    def interface_subnet_options(self) -> list[tuple[str, str]]:
+        """The subnet select of one bare-metal interface, "not attached" first."""
+        return [("", "not attached"), *((c.id, c.text) for c in self.subnets)]
+
 
 async def network_choices(reads: Reads, with_tenant: bool) -> NetworkChoices:
     """The subnets (name, CIDR, network) and security groups (name, network) the caller sees, by
@@ -72,32 +79,69 @@ async def network_choices(reads: Reads, with_tenant: bool) -> NetworkChoices:
     return NetworkChoices(tuple(sorted(subnets, key=lambda c: c.text)), tuple(sorted(groups, key=lambda c: c.text)))
 
 
-def chosen(form: Mapping[str, str]) -> tuple[str, list[str]]:
-    """The subnet id (empty: the default) and the security group ids the form chose, in the
-    order the form sent them."""
-    groups = [key.removeprefix(SECURITY_GROUP_PREFIX) for key, value in form.items()
-              if key.startswith(SECURITY_GROUP_PREFIX) and value == "on"]
-    return form.get(SUBNET_FIELD, "").strip(), groups
+def chosen(form: Mapping[str, str], prefix: str = "") -> tuple[str, list[str]]:
+    """The subnet id (empty: none chosen) and the security group ids the form chose under
+    ``prefix`` (a bare-metal interface's ``<name>.``), in the order the form sent them."""
+    groups_prefix = prefix + SECURITY_GROUP_PREFIX
+    groups = [key.removeprefix(groups_prefix) for key, value in form.items()
+              if key.startswith(groups_prefix) and value == "on"]
+    return form.get(prefix + SUBNET_FIELD, "").strip(), groups
 
 
-def interface_options(host_type: HostType) -> list[tuple[str, str]]:
-    """The interface select of the bare-metal form: "" (the host type's first ``fabric``
-    interface, which the server stores) first, then every interface the API lets an attachment
-    use (all but ``lifecycle``), in the host type's order."""
-    attachable = [i for i in host_type.interfaces if i.role != LIFECYCLE]
-    first = next((i.name for i in attachable if i.role == FABRIC), "")
-    default = f"the host type's first fabric interface ({first})" if first else "the host type's first fabric interface"
-    return [("", default), *((i.name, f"{i.name} ({i.role}{': ' + i.description if i.description else ''})")
-                             for i in attachable)]
+@dataclass(frozen=True)
+class InterfaceChoice:
+    """One interface of a bare-metal host type that an attachment may use: its name, the text
+    the form shows, and the prefix of its fields."""
+
+    name: str
+    text: str
+
+    @property
+    def prefix(self) -> str:
+        return f"{self.name}."
 
 
-def missing_subnet(subnet: str, groups: list[str], interface: str = "") -> str:
-    """Why a choice without a subnet is refused ("" when it is not): security groups or an
-    interface apply to a subnet the form must name (the tenant's default one is in the list)."""
-    if subnet:
+def attachable_interfaces(host_type: HostType) -> list[InterfaceChoice]:
+    """Every interface the API lets an attachment use (all but ``lifecycle``), in the host
+    type's order: one attachment choice each on the bare-metal form."""
+    return [InterfaceChoice(i.name, f"{i.name} ({i.role}{': ' + i.description if i.description else ''})")
+            for i in host_type.interfaces if i.role != LIFECYCLE]
+
+
+@dataclass(frozen=True)
+class InterfaceAttachment:
+    interface: str
+    subnet: str
+    security_groups: list[str]
+    primary: bool
+
+
+def interface_attachments(form: Mapping[str, str], interfaces: list[InterfaceChoice]) -> list[InterfaceAttachment]:
+    """The attachments the bare-metal form chose, one per interface given a subnet, in the
+    host type's order; the primary one is the interface ``primary`` names, else the first.
+
+    :raises InvalidArgument: security groups chosen for an interface without a subnet, or a
+        primary interface that is not attached, naming the field."""
+    found: list[tuple[str, str, list[str]]] = []
+    for interface in interfaces:
+        subnet, groups = chosen(form, interface.prefix)
+        refusal = missing_subnet(subnet, groups, interface.prefix)
+        if refusal:
+            raise InvalidArgument(refusal)
+        if subnet:
+            found.append((interface.name, subnet, groups))
+    primary = form.get(PRIMARY_FIELD, "").strip()
+    attached = [name for name, _, _ in found]
+    if primary and primary not in attached:
+        raise InvalidArgument(f"{PRIMARY_FIELD}: interface '{primary}' is not attached; choose a subnet for it or "
+                              f"make one of the attached interfaces primary ({', '.join(attached) or 'none'})")
+    primary = primary or next(iter(attached), "")
+    return [InterfaceAttachment(name, subnet, groups, name == primary) for name, subnet, groups in found]
+
+
+def missing_subnet(subnet: str, groups: list[str], prefix: str = "") -> str:
+    """Why a choice without a subnet is refused ("" when it is not): security groups apply to
+    a subnet the form must name (the tenant's default one is in the list)."""
+    if subnet or not groups:
         return ""
-    if groups:
-        return "subnet: choose the subnet the chosen security groups apply to"
-    if interface:
-        return f"subnet: choose the subnet interface '{interface}' attaches to"
-    return ""
+    return f"{prefix}{SUBNET_FIELD}: choose the subnet the chosen security groups apply to"

@@ -1,5 +1,5 @@
 """What the networking detail pages show besides the list row's cells: a security group's rules,
-what is attached to a subnet, and which reads find them.
+what is attached to a subnet, an external IP's attachments, and which reads find them.
 
 What a subnet serves is found with the caller's own List calls (so only what the caller may see):
 VMs and bare-metal instances naming it in a network attachment (spec, or status once the
@@ -19,9 +19,17 @@ from osac.api.public.v1.bare_metal_instance_type_pb2 import (
 )
 from osac.api.public.v1.cluster_type_pb2 import Cluster
 from osac.api.public.v1.compute_instance_type_pb2 import ComputeInstance, ComputeNetworkAttachmentStatus
+from osac.api.public.v1.external_ip_attachment_type_pb2 import ExternalIPAttachment
 from osac.api.public.v1.security_group_type_pb2 import SecurityGroup
-from osac.console.labels import BARE_METAL_STATES, CLUSTER_STATES, COMPUTE_STATES, Label, state_label
-from osac.console.networking import rule_parts, rule_text
+from osac.console.labels import (
+    BARE_METAL_STATES,
+    CLUSTER_STATES,
+    COMPUTE_STATES,
+    NETWORK_STATES,
+    Label,
+    state_label,
+)
+from osac.console.networking import TARGET_PAGES, rule_parts, rule_text
 from osac.console.tables import cel_string
 from osac.model import registry
 from osac.model.kinds import Group
@@ -130,3 +138,37 @@ ATTACHED = (
              lambda subnet: f"this.spec.network_attachment.subnet == {cel_string(subnet)}",
              _cluster_addresses, CLUSTER_STATES),
 )
+
+
+#: The ``target_endpoint`` an attach form sends: none (a VM or bare-metal instance), or a
+#: cluster's API or ingress, by the name the form sends, with the text it shows.
+ENDPOINTS: dict[str, tuple[int, str]] = {"": (0, "none (a VM or bare-metal instance)"),
+                                         "api": (1, "the cluster's API"), "ingress": (2, "the cluster's ingress")}
+ENDPOINT_TEXTS = {number: text for number, text in ENDPOINTS.values()}
+#: An attachment's state while its deletion runs: nothing more to detach.
+ATTACHMENT_DELETING = 4
+
+
+@dataclass(frozen=True)
+class AttachmentRow:
+    """One attachment of an external IP: what it attaches to (``VM web-vm``, linked), the
+    cluster endpoint, its state and the target address the IP is translated to."""
+
+    id: str
+    target: str
+    href: str
+    endpoint: str
+    state: Label
+    target_address: str
+    is_detachable: bool
+
+
+def attachment_row(attachment: ExternalIPAttachment, target: str, is_detachable: bool) -> AttachmentRow:
+    """The row of ``attachment``, whose target the page names ``target``."""
+    spec = attachment.spec
+    which = spec.WhichOneof("target")
+    href = f"/{TARGET_PAGES[which]}/{getattr(spec, which)}" if which in TARGET_PAGES else ""
+    endpoint = ENDPOINT_TEXTS.get(spec.target_endpoint, str(spec.target_endpoint)) if spec.target_endpoint else "-"
+    return AttachmentRow(attachment.id, target, href, endpoint, state_label(NETWORK_STATES, attachment.status.state),
+                         attachment.status.target_address or "-",
+                         is_detachable and attachment.status.state != ATTACHMENT_DELETING)

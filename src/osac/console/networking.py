@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from google.protobuf.message import Message
 
 from osac.api.private.v1.external_ip_type_pb2 import ExternalIP as PrivateExternalIP
+from osac.api.private.v1.nat_gateway_type_pb2 import NATGateway as PrivateNATGateway
 from osac.api.private.v1.security_group_type_pb2 import SecurityGroup as PrivateSecurityGroup
 from osac.api.private.v1.security_rule_type_pb2 import PROTOCOL_ALL, PROTOCOL_ICMP, PROTOCOL_TCP, PROTOCOL_UDP
 from osac.api.private.v1.security_rule_type_pb2 import Protocol as PrivateProtocol
@@ -209,6 +210,7 @@ def nat_gateway_row(obj: Message, names: Names) -> NetRow:
                            _name(names, "external_ip", spec.external_ip)], NETWORK_STATES)
 
 
+EXTERNAL_IP_ALLOCATED = 2
 EXTERNAL_IP_STATES: dict[int, Label] = {
     1: Label("Pending", "blue"), 2: Label("Allocated", "green"), 3: Label("Failed", "red"),
     4: Label("Deleting", "grey"), 5: Label("Delete failed", "red"),
@@ -273,6 +275,12 @@ def _fill_external_ip(obj: Message, form: Mapping[str, str]) -> None:
     address.spec.pool = form.get("pool", "")
 
 
+def _fill_nat_gateway(obj: Message, form: Mapping[str, str]) -> None:
+    gateway = as_kind(obj, PrivateNATGateway)
+    gateway.spec.virtual_network = form.get("virtual_network", "")
+    gateway.spec.external_ip = form.get("external_ip", "")
+
+
 def _subnet_network(obj: Message) -> str:
     return as_kind(obj, Subnet).spec.virtual_network
 
@@ -332,6 +340,9 @@ VIEWS: dict[str, NetworkView] = {view.collection: view for view in (
     NetworkView("nat_gateway", ("Virtual network", "External IP"), nat_gateway_row,
                 refs={"virtual_network": lambda o: [_gateway_network(o)],
                       "external_ip": lambda o: [_external_ip_of(o)]},
+                form=(VN_FIELD, Field("external_ip", "External IP (allocated, not used by anything else)",
+                                      required=True, choices_of="external_ip")),
+                fill=_fill_nat_gateway,
                 links={**_vn_link(_gateway_network), "External IP": ("external-ips", _external_ip_of)}),
 )}
 
@@ -348,3 +359,5 @@ OBJECT_PAGES: dict[str, str] = {registry.get(view.kind).message: f"/networking/{
 ATTACHMENT_TARGETS = {"compute_instance": "VM", "cluster": "cluster", "baremetal_instance": "bare metal"}
 TARGET_KINDS = {"compute_instance": "compute_instance", "cluster": "cluster",
                 "baremetal_instance": "bare_metal_instance"}
+#: The console path of each attachment target's pages.
+TARGET_PAGES = {"compute_instance": "compute-instances", "cluster": "clusters", "baremetal_instance": "baremetal-instances"}

@@ -11,7 +11,7 @@ a new object, as the private class.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
@@ -28,7 +28,8 @@ from osac.api.public.v1.bare_metal_instance_type_pb2 import BareMetalInstance
 from osac.api.public.v1.cluster_template_type_pb2 import ClusterTemplate
 from osac.api.public.v1.cluster_type_pb2 import Cluster
 from osac.api.public.v1.compute_instance_type_pb2 import ComputeInstance
-from osac.api.public.v1.external_ip_attachment_type_pb2 import ExternalIPAttachment
+from osac.api.public.v1.external_ip_attachment_type_pb2 import ExternalIPAttachment, ExternalIPAttachmentSpec
+from osac.api.public.v1.external_ip_type_pb2 import ExternalIP
 from osac.api.public.v1.host_type_type_pb2 import HostType
 from osac.auth import policy
 from osac.console import (
@@ -301,17 +302,50 @@ async def _attached_to(visit: Visit, address_ids: set[str]) -> dict[str, str]:
     targets: dict[str, tuple[str, str]] = {}
     for attachment in (await visit.reads.all("external_ip_attachment")).items:
         spec = as_kind(attachment, ExternalIPAttachment).spec
-        which = spec.WhichOneof("target")
-        if spec.external_ip in address_ids and which is not None:
-            targets[spec.external_ip] = (which, getattr(spec, which))
-    found: dict[str, str] = {}
+        target = _target_of(spec)
+        if spec.external_ip in address_ids and target is not None:
+            targets[spec.external_ip] = target
+    texts = await _target_texts(visit, targets.values())
+    return {address: texts[target] for address, target in targets.items()}
+
+
+def _target_of(spec: ExternalIPAttachmentSpec) -> tuple[str, str] | None:
+    """An attachment's ``spec.target`` as (its field, the target's id); None when it has none."""
+    which = spec.WhichOneof("target")
+    return None if which is None else (which, getattr(spec, which))
+
+
+async def _target_texts(visit: Visit, targets: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """How a page names each attachment target (``VM web-vm``; the id of one the caller cannot see)."""
+    wanted = set(targets)
+    found: dict[tuple[str, str], str] = {}
     for which, noun in networking.ATTACHMENT_TARGETS.items():
-        ids = [target for kind, target in targets.values() if kind == which]
-        names = await visit.reads.names(networking.TARGET_KINDS[which], ids)
-        for address, (kind, target) in targets.items():
-            if kind == which:
-                found[address] = f"{noun} {names.get(target, target)}"
+        names = await visit.reads.names(networking.TARGET_KINDS[which], [t for w, t in wanted if w == which])
+        found.update({(which, target): f"{noun} {names.get(target, target)}" for w, target in wanted if w == which})
     return found
+
+
+async def _external_ip_attachments(visit: Visit, address: Message) -> dict[str, Any]:
+    """An external IP page's attachments, whether it offers the attach form (the API would allow a
+    Create and the IP is allocated and used by nothing) and the targets that form offers: the
+    workloads of the IP's tenant the caller sees."""
+    listing = await visit.reads.all("external_ip_attachment", f"this.spec.external_ip == {cel_string(id_of(address))}")
+    attachments = [as_kind(a, ExternalIPAttachment) for a in listing.items]
+    texts = await _target_texts(visit, [t for a in attachments if (t := _target_of(a.spec)) is not None])
+    rows = [network_detail.attachment_row(a, texts.get(_target_of(a.spec) or ("", ""), "-"),
+                                          visit.allows("external_ip_attachment", Method.DELETE, a))
+            for a in attachments]
+    status = as_kind(address, ExternalIP).status
+    can_attach = (not attachments and not status.attached and status.state == networking.EXTERNAL_IP_ALLOCATED
+                  and visit.allows("external_ip_attachment", Method.CREATE))
+    targets: list[tuple[str, str]] = []
+    if can_attach:
+        same_tenant = f"this.metadata.tenant == {cel_string(metadata_of(address).tenant)}"
+        for which, noun in networking.ATTACHMENT_TARGETS.items():
+            workloads = (await visit.reads.all(networking.TARGET_KINDS[which], same_tenant)).items
+            targets += sorted((f"{which}:{id_of(w)}", f"{noun} {metadata_of(w).name}") for w in workloads)
+    return {"attachments": rows, "can_attach": can_attach, "targets": targets,
+            "endpoints": [(name, text) for name, (_, text) in network_detail.ENDPOINTS.items()]}
 
 
 NETWORK_SORTS = ("name", "tenant", "state", CREATED)
@@ -359,7 +393,7 @@ async def create_network(visit: Visit) -> Response:
         raise NotFound(f"{view.title.lower()} are not created in the console")
     form = await _form(visit)
     service = visit.reads.deps.services[view.kind]
-    obj = _new_from_form(service, form)
+    obj = new_from_form(service, form)
     try:
         view.fill(obj, form)
         await service.create(visit.caller, obj)
@@ -397,6 +431,7 @@ async def network_page(visit: Visit, error: str = "", values: dict[str, str] | N
         for kind in network_detail.ATTACHED:
             for item in (await visit.reads.all(kind.kind, kind.filter(object_id))).items:
                 attached.append(kind.row(item, object_id))
+    addressed = await _external_ip_attachments(visit, obj) if view.kind == "external_ip" else {}
     created = obj.metadata.creation_timestamp if obj.metadata.HasField("creation_timestamp") else None
     conditions = clusters.condition_rows(obj.status.conditions, visit.now) if hasattr(obj.status, "conditions") else None
     return visit.page("network.html", title=f"{view.noun[:1].upper()}{view.noun[1:]} {row.name}", view=view, row=row,
@@ -409,7 +444,8 @@ async def network_page(visit: Visit, error: str = "", values: dict[str, str] | N
                       events=[_event_row(e, visit.now) for e in events.items], revision=events.revision,
                       object_id=object_id, shown_version=row.version, live_kinds=(view.kind,),
                       related_kinds=network_detail.RELATED_KINDS.get(view.kind, ()),
-                      notice=None if error else visit.request.query_params.get("notice"), status=status)
+                      notice=None if error else visit.request.query_params.get("notice"), status=status,
+                      **addressed)
 
 
 async def cluster_page(visit: Visit) -> Response:
@@ -477,7 +513,7 @@ def _options(names: list[str]) -> list[tuple[str, str]]:
     return [(name, name) for name in names]
 
 
-def _new_from_form(service: KindService, form: dict[str, str]) -> Message:
+def new_from_form(service: KindService, form: dict[str, str]) -> Message:
     """A new object of the service's kind, with the name and the tenant the form gives."""
     obj = service.kind.private_class()()
     metadata = metadata_of(obj)
@@ -504,7 +540,7 @@ async def create_vm(visit: Visit) -> Response:
     (the server fills them in), external access in the same call when the box is ticked."""
     form = await _form(visit)
     service = visit.reads.deps.services["compute_instance"]
-    vm = as_kind(_new_from_form(service, form), PrivateComputeInstance)
+    vm = as_kind(new_from_form(service, form), PrivateComputeInstance)
     vm.spec.template = form.get("template", "")
     if form.get("instance_type"):
         vm.spec.instance_type = form["instance_type"]
@@ -581,7 +617,7 @@ async def create_cluster(visit: Visit) -> Response:
     template = _template_named(await _cluster_templates(visit), form.get("template", ""))
     form["template"] = template.metadata.name
     service = visit.reads.deps.services["cluster"]
-    cluster = as_kind(_new_from_form(service, form), PrivateCluster)
+    cluster = as_kind(new_from_form(service, form), PrivateCluster)
     try:
         cluster_fields.fill_cluster(cluster, template, form)
         created = await service.create(visit.caller, cluster)
@@ -604,7 +640,7 @@ async def bare_metal_form(visit: Visit, error: str = "", values: dict[str, str] 
     return _form_page(visit, "baremetal_new.html", "Create a bare-metal instance", error,
                       values if values is not None else {"host_type": chosen.metadata.name}, status,
                       host_types=_options([t.metadata.name for t in host_types]), chosen=chosen,
-                      interfaces=network_choice.interface_options(chosen),
+                      interfaces=network_choice.attachable_interfaces(chosen),
                       network=await network_choice.network_choices(visit.reads, visit.is_admin))
 
 
@@ -613,27 +649,27 @@ async def new_bare_metal(visit: Visit) -> Response:
 
 
 async def create_bare_metal(visit: Visit) -> Response:
-    """A bare-metal instance of a host type; a chosen subnet is one primary attachment with the
-    chosen security groups on the chosen interface (empty: the host type's first ``fabric``
-    one), nothing chosen the tenant's defaults (the server fills them in); external access in
-    the same call when the box is ticked."""
+    """A bare-metal instance of a host type; each interface given a subnet is one attachment
+    with its chosen security groups (the one marked primary, else the first, primary), none
+    the tenant's defaults (the server fills them in); external access in the same call when
+    the box is ticked."""
     form = await _form(visit)
+    wanted = form.get("host_type", "")
+    host_type = next((t for t in await _bare_metal_host_types(visit) if wanted and wanted in (t.id, t.metadata.name)),
+                     None)  # another is the server's to refuse, naming spec.host_type
+    interfaces = network_choice.attachable_interfaces(host_type) if host_type is not None else []
     service = visit.reads.deps.services["bare_metal_instance"]
-    bmi = as_kind(_new_from_form(service, form), PrivateBareMetalInstance)
-    bmi.spec.host_type = form.get("host_type", "")
+    bmi = as_kind(new_from_form(service, form), PrivateBareMetalInstance)
+    bmi.spec.host_type = wanted
     if form.get("image", "").strip():
         bmi.spec.image.source_type = "registry"
         bmi.spec.image.source_ref = form["image"].strip()
     bmi.spec.ssh_public_key = form.get("ssh_public_key", "").strip()
     bmi.spec.auto_external_ip_attachment = form.get("external_access") == "on"
-    subnet, groups = network_choice.chosen(form)
-    interface = form.get(network_choice.INTERFACE_FIELD, "").strip()
-    refusal = network_choice.missing_subnet(subnet, groups, interface)
-    if refusal:
-        return await bare_metal_form(visit, refusal, form, 400)
-    if subnet:
-        bmi.spec.network_attachments.add(subnet=subnet, security_groups=groups, interface=interface, primary=True)
     try:
+        for chosen in network_choice.interface_attachments(form, interfaces):
+            bmi.spec.network_attachments.add(subnet=chosen.subnet, security_groups=chosen.security_groups,
+                                             interface=chosen.interface, primary=chosen.primary)
         created = await service.create(visit.caller, bmi)
     except ServiceError as error:
         return await bare_metal_form(visit, error.message, form, error.http_status)
@@ -689,7 +725,7 @@ async def catalogue_page(visit: Visit, view: catalogue.CatalogueView) -> Respons
     listing = await visit.reads.all(view.kind)
     return visit.page("catalogue.html", title=view.title, view=view, rows=[view.row(o) for o in listing.items],
                       total=listing.total, revision=listing.revision, live_kinds=(view.kind,),
-                      editable=view.editable, notice=visit.request.query_params.get("notice"))
+                      editable=view.editable, creatable=view.creatable, notice=visit.request.query_params.get("notice"))
 
 
 # -- actions ---------------------------------------------------------------------------------------
@@ -722,6 +758,11 @@ async def confirm_delete(visit: Visit) -> Response:
     kind, collection, noun = _kind_of(visit)
     obj = await visit.reads.get(kind, visit.request.path_params["id"])
     back = f"/{collection}" if collection.startswith("networking/") else f"/{collection}/{id_of(obj)}"
+    return delete_confirmation(visit, obj, collection, noun, back)
+
+
+def delete_confirmation(visit: Visit, obj: Message, collection: str, noun: str, back: str) -> Response:
+    """The confirmation of ``obj``'s delete, whose POST goes to ``/<collection>/<id>/delete``."""
     return visit.page("confirm_delete.html", title=f"Delete {metadata_of(obj).name}", obj=obj,
                       collection=collection, what=noun, back=back)
 

@@ -1,11 +1,16 @@
-"""The provider admin's edits of the catalogue: a host type's and a network class's fields that
-the private API lets an admin change, on the object's page under ``/admin/``.
+"""The provider admin's edits of the catalogue: the fields that the private API lets an admin
+change of a host type, a network class, a tenant (its e-mail domains) and a cluster template (its
+title and description), on the object's page under ``/admin/``; host types and network classes
+are also created from their list and deleted after a confirmation.
 
-Each form is the Update the private API serves (``osac --private update``): the fields the form
+Each edit is the Update the private API serves (``osac --private update``): the fields the form
 holds are the update mask, and the version the page was read at is the version lock, so an edit
-made meanwhile is never overwritten (409, the server's message). The server validates as for the
-API and names the field; the page shows its message with the values entered kept. Only provider
-admins have these pages: anyone else gets 404, as for the catalogue lists.
+made meanwhile is never overwritten (409, the server's message). A create is the private API's
+Create of an object filled by the same form plus the fields fixed at create (the name, a network
+class's managers); a delete is its Delete, refused by the server while the object is in use
+(naming the dependents). The server validates as for the API and names the field; the page shows
+its message with the values entered kept. Only provider admins have these pages: anyone else
+gets 404, as for the catalogue lists.
 """
 
 from __future__ import annotations
@@ -16,9 +21,11 @@ from dataclasses import dataclass
 from google.protobuf.message import Message
 from starlette.responses import Response
 
+from osac.api.private.v1.cluster_template_type_pb2 import ClusterTemplate
 from osac.api.private.v1.host_type_type_pb2 import HostType
 from osac.api.private.v1.network_class_type_pb2 import NetworkClass
-from osac.console import pages
+from osac.api.private.v1.tenant_type_pb2 import Tenant
+from osac.console import catalogue, pages
 from osac.console.security import form_fields
 from osac.model.shape import as_kind, id_of, metadata_of
 from osac.services.core.errors import InvalidArgument, NotFound, ServiceError
@@ -47,6 +54,13 @@ class CatalogueForm:
     #: Apply the submitted values to (a copy of) the stored object; the update mask.
     #: :raises InvalidArgument: a value the console cannot read, naming the field.
     fill: Callable[[Message, Mapping[str, str]], list[str]]
+    #: The fields only a create form holds, after the name: string fields of the message that
+    #: cannot change afterwards.
+    create_fields: tuple[EditField, ...] = ()
+
+    @property
+    def title_noun(self) -> str:
+        return f"{self.noun[:1].upper()}{self.noun[1:]}"
 
 
 # -- host types ------------------------------------------------------------------------------------
@@ -111,6 +125,33 @@ def _fill_network_class(obj: Message, form: Mapping[str, str]) -> list[str]:
     return mask
 
 
+# -- tenants and cluster templates -----------------------------------------------------------------
+
+
+def _tenant_values(obj: Message) -> dict[str, str]:
+    return {"domains": "\n".join(as_kind(obj, Tenant).spec.domains)}
+
+
+def _fill_tenant(obj: Message, form: Mapping[str, str]) -> list[str]:
+    """``domains``: one a line."""
+    spec = as_kind(obj, Tenant).spec
+    del spec.domains[:]
+    spec.domains.extend(line.strip() for line in form.get("domains", "").splitlines() if line.strip())
+    return ["spec.domains"]
+
+
+def _cluster_template_values(obj: Message) -> dict[str, str]:
+    template = as_kind(obj, ClusterTemplate)
+    return {"title": template.title, "description": template.description}
+
+
+def _fill_cluster_template(obj: Message, form: Mapping[str, str]) -> list[str]:
+    template = as_kind(obj, ClusterTemplate)
+    template.title = form.get("title", "").strip()
+    template.description = form.get("description", "").strip()
+    return ["title", "description"]
+
+
 TITLE = EditField("title", "Title")
 DESCRIPTION = EditField("description", "Description", "lines")
 
@@ -131,14 +172,30 @@ FORMS: dict[str, CatalogueForm] = {
                   help="The default networking made with each new tenant (never retroactive)."),
         EditField("subnet_ipv4_cidr", "Tenant defaults: subnet IPv4 CIDR", placeholder="10.0.0.0/20"),
         EditField("enable_nat_gateway", "Tenant defaults: a NAT gateway and its external IP", "check"),
-    ), _network_class_values, _fill_network_class),
+    ), _network_class_values, _fill_network_class, (
+        EditField("fabric_manager", "Fabric manager", placeholder="sim-fabric",
+                  help="A registered fabric manager; it cannot change afterwards."),
+        EditField("k8s_manager", "Kubernetes network manager", placeholder="sim-k8s",
+                  help="A registered k8s manager; empty: bare metal only (no VMs or hosted control planes). "
+                       "It cannot change afterwards."),
+    )),
+    "tenants": CatalogueForm("tenant", "tenant", (
+        EditField("domains", "E-mail domains", "lines", placeholder="example.com",
+                  help="One a line; a domain belongs to one tenant only."),
+    ), _tenant_values, _fill_tenant),
+    "cluster-templates": CatalogueForm("cluster_template", "cluster template", (TITLE, DESCRIPTION),
+                                       _cluster_template_values, _fill_cluster_template),
 }
 
+NAME = EditField("name", "Name")
 
-def _form_of(visit: pages.Visit) -> CatalogueForm:
-    """:raises NotFound: for anyone but a provider admin, and for a kind without an edit form."""
-    form = FORMS.get(visit.request.path_params["which"])
-    if form is None or not visit.is_admin:
+
+def _form_of(visit: pages.Visit, creating: bool = False) -> CatalogueForm:
+    """:raises NotFound: for anyone but a provider admin, and for a kind without an edit form
+    (``creating``: without a create and delete)."""
+    which = visit.request.path_params["which"]
+    form = FORMS.get(which)
+    if form is None or not visit.is_admin or (creating and not catalogue.VIEWS[which].creatable):
         raise NotFound(f"no page at {visit.request.url.path}")
     return form
 
@@ -149,8 +206,22 @@ async def edit_page(visit: pages.Visit, error: str = "", values: dict[str, str] 
     obj = await visit.reads.get(form.kind, visit.request.path_params["id"])
     name = metadata_of(obj).name
     shown = values if values is not None else {**form.values(obj), "version": str(metadata_of(obj).version)}
-    return visit.page("catalogue_edit.html", title=f"Edit {form.noun} {name}", form=form, object_id=id_of(obj),
-                      back=f"/admin/{visit.request.path_params['which']}", error=error, values=shown, status=status)
+    return _form_page(visit, form, f"Edit {form.noun} {name}", f"/{id_of(obj)}", form.fields, error, shown, status)
+
+
+async def create_page(visit: pages.Visit, error: str = "", values: dict[str, str] | None = None,
+                      status: int = 200) -> Response:
+    form = _form_of(visit, creating=True)
+    return _form_page(visit, form, f"Create a {form.noun}", "/new", (NAME, *form.create_fields, *form.fields), error,
+                      values or {}, status)
+
+
+def _form_page(visit: pages.Visit, form: CatalogueForm, title: str, action: str, fields: tuple[EditField, ...],
+               error: str, values: dict[str, str], status: int) -> Response:
+    """The form of an edit (``action`` the object's id, with the version lock) or a create."""
+    back = f"/admin/{visit.request.path_params['which']}"
+    return visit.page("catalogue_edit.html", title=title, fields=fields, action=back + action, back=back,
+                      is_edit=action != "/new", error=error, values=values, status=status)
 
 
 async def update(visit: pages.Visit) -> Response:
@@ -165,5 +236,37 @@ async def update(visit: pages.Visit) -> Response:
         await service.update(visit.caller, stored, mask, lock=True)
     except ServiceError as error:
         return await edit_page(visit, error.message, values, error.http_status)
-    which = visit.request.path_params["which"]
-    return pages.back_to(f"/admin/{which}", f"{form.noun[:1].upper()}{form.noun[1:]} {metadata_of(stored).name} saved")
+    return pages.back_to(f"/admin/{visit.request.path_params['which']}", f"{form.title_noun} {metadata_of(stored).name} saved")
+
+
+async def create(visit: pages.Visit) -> Response:
+    form = _form_of(visit, creating=True)
+    values = await form_fields(visit.request)
+    service = visit.reads.deps.services[form.kind]
+    obj = pages.new_from_form(service, values)
+    try:
+        for field in form.create_fields:
+            setattr(obj, field.name, values.get(field.name, "").strip())
+        form.fill(obj, values)
+        await service.create(visit.caller, obj)
+    except ServiceError as error:
+        return await create_page(visit, error.message, values, error.http_status)
+    return pages.back_to(f"/admin/{visit.request.path_params['which']}", f"{form.title_noun} {metadata_of(obj).name} created")
+
+
+async def confirm_delete(visit: pages.Visit) -> Response:
+    form = _form_of(visit, creating=True)
+    which = f"admin/{visit.request.path_params['which']}"
+    obj = await visit.reads.get(form.kind, visit.request.path_params["id"])
+    return pages.delete_confirmation(visit, obj, which, form.noun, f"/{which}")
+
+
+async def delete(visit: pages.Visit) -> Response:
+    """The private API's Delete; a refusal (the object in use) is the server's message, naming
+    the dependents, on the error page with its status."""
+    form = _form_of(visit, creating=True)
+    service = visit.reads.deps.services[form.kind]
+    obj = await service.get(visit.caller, visit.request.path_params["id"])
+    await service.delete(visit.caller, id_of(obj))
+    return pages.back_to(f"/admin/{visit.request.path_params['which']}",
+                         f"{form.title_noun} {metadata_of(obj).name} deleted")
