@@ -120,8 +120,12 @@ class StoreChangeFeed:
         self.poll_interval = poll_interval
         self._referred = [kind for fields in (references or {}).values() for _, kind in fields]
         self._statement = statements.changes_after(references or {})
+        #: The newest revision known committed when the last read began: a commit after it
+        #: may be missing from that read, so ``wait`` returns at once when one is known.
+        self._known = 0
 
     async def changes_after(self, revision: int, limit: int) -> list[Change]:
+        self._known = self.wakeup.latest
         async with self.store.read(snapshot=False) as tx:
             rows = await tx.conn.execute(self._statement, {"revision": revision, "limit": limit})
             return [self._change(row) for row in rows]
@@ -133,7 +137,7 @@ class StoreChangeFeed:
         return Change(row[0], row[1], row[2], refers_to)
 
     async def wait(self, timeout: float) -> None:
-        await self.wakeup.wait(self.wakeup.latest, min(timeout, self.poll_interval))
+        await self.wakeup.wait(self._known, min(timeout, self.poll_interval))
 
     async def current_revision(self) -> int:
         async with self.store.read(snapshot=False) as tx:

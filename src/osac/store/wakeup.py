@@ -33,8 +33,13 @@ class Wakeup:
         self._changed = asyncio.Event()
 
     def notify(self, revision: int) -> None:
-        if revision > self.latest:
-            self.latest = revision
+        """``revision`` is committed. Readers are woken only by a revision newer than any known:
+        on PostgreSQL each commit of this process is told twice (at its commit, then by its own
+        NOTIFY), and the second telling must not wake every reader and watch stream again to
+        read nothing."""
+        if revision <= self.latest:
+            return
+        self.latest = revision
         self._changed.set()
         self._changed = asyncio.Event()
 
