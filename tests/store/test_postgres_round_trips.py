@@ -167,3 +167,35 @@ async def test_a_write_notifies_its_last_revision_at_commit_within_its_revision_
         assert statements == ["BEGIN", "INSERT", "INSERT", "UPDATE", "INSERT", "COMMIT"]
         assert "pg_notify" in trace.sent[3]
         assert trace.round_trips == 6
+
+
+async def test_a_write_of_one_object_numbers_and_appends_its_event_in_one_statement(
+    store: Store, pg_database: str, tmp_path: Path
+) -> None:
+    dsn = make_url(pg_database).set(drivername="postgresql").render_as_string(hide_password=False)
+    async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as listener:
+        await listener.execute(f"LISTEN {NOTIFY_CHANNEL}")
+        async with store.write() as tx:
+            await tx.insert(VN, network("one"))
+        async with traced(store, tmp_path / "trace") as trace, store.write() as tx:
+            await tx.insert(VN, network("two"))
+        assert tx.last_revision == 2
+        notices = []
+        async with asyncio.timeout(10):
+            async for notice in listener.notifies():
+                notices.append(notice.payload)
+                if notice.payload == "2":
+                    break
+        assert notices == ["1", "2"]
+        sent = trace.sent
+        assert len(sent) == 4 and sent[0] == "BEGIN" and sent[1].startswith("INSERT") and sent[3] == "COMMIT", sent
+        text_sent = trace.path.read_text()
+        assert "WITH advanced AS" in text_sent and "pg_notify" in text_sent and "INSERT INTO events" in text_sent
+        assert trace.round_trips == 4
+    async with store.read() as tx:
+        rows = (await tx.conn.execute(
+            select(schema.events.c.revision, schema.events.c.kind, schema.events.c.object_id, schema.events.c.tenant)
+            .order_by(schema.events.c.revision))).all()
+        assert (await tx.conn.execute(select(schema.revision_counter.c.value))).scalar_one() == 2
+    assert [(revision, kind) for revision, kind, _, _ in rows] == [(1, "virtual_network"), (2, "virtual_network")]
+    assert rows[1].object_id == network("two").id and rows[1].tenant == network("two").metadata.tenant

@@ -336,22 +336,19 @@ class Tx:
         events = [event for event in self._events if not event.revision]
         if not events:
             return
-        advance = statements.advance_revision(notify=self.dialect == "postgresql")
+        postgresql = self.dialect == "postgresql"
+        if postgresql and len(events) == 1:
+            event = events[0]
+            row = _event_row(event)
+            del row["revision"]
+            event.revision = int((await self.conn.execute(statements.append_one_event(), row)).scalar_one())
+            self.last_revision = event.revision
+            return
+        advance = statements.advance_revision(notify=postgresql)
         last = int((await self.conn.execute(advance, {"count": len(events)})).scalar_one())
-        rows = []
         for revision, event in enumerate(events, start=last - len(events) + 1):
             event.revision = revision
-            meta = event.data.get("metadata", {})
-            rows.append({
-                "revision": revision,
-                "type": event.type,
-                "kind": event.kind,
-                "object_id": event.data["id"],
-                "tenant": meta.get("tenant", ""),
-                "timestamp": event.at,
-                "data": event.data,
-            })
-        await self.conn.execute(statements.INSERT_EVENTS, rows)
+        await self.conn.execute(statements.INSERT_EVENTS, [_event_row(event) for event in events])
         self.last_revision = last
 
     @staticmethod
@@ -366,6 +363,19 @@ class Tx:
             "version": int(meta.get("version", 0)),
             "data": data,
         }
+
+
+def _event_row(event: Event) -> dict[str, Any]:
+    """The outbox row of a numbered event."""
+    return {
+        "revision": event.revision,
+        "type": event.type,
+        "kind": event.kind,
+        "object_id": event.data["id"],
+        "tenant": event.data.get("metadata", {}).get("tenant", ""),
+        "timestamp": event.at,
+        "data": event.data,
+    }
 
 
 def _parse(text: str | None) -> datetime | None:

@@ -124,6 +124,22 @@ def advance_revision(notify: bool) -> Update:
             .returning(*returned))
 
 
+@cache
+def append_one_event() -> Insert:
+    """PostgreSQL: add 1 to the revision counter and append the one event of a transaction at
+    that revision, in one statement (the counter's update is a data-modifying ``WITH``, which
+    PostgreSQL runs to completion, ``pg_notify`` included), returning the revision. A write of
+    one object is one round trip shorter than ``advance_revision`` then ``INSERT_EVENTS``."""
+    counter, events = schema.revision_counter, schema.events
+    advanced = (update(counter).where(counter.c.id == 1).values(value=counter.c.value + 1)
+                .returning(counter.c.value, func.pg_notify(NOTIFY_CHANNEL, cast(counter.c.value, Text)))
+                .cte("advanced"))
+    columns = ("type", "kind", "object_id", "tenant", "timestamp", "data")
+    values = select(advanced.c.value, *(bindparam(name, type_=events.c[name].type) for name in columns))
+    return (insert(events).from_select(["revision", *columns], values)
+            .returning(events.c.revision))
+
+
 INSERT_EVENTS = insert(schema.events)
 INSERT_LIFECYCLE_EVENT = insert(schema.lifecycle_events)
 
