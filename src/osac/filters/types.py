@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
 
+from osac.model.protos import map_entry_of
+
 TIMESTAMP_MESSAGE = "google.protobuf.Timestamp"
 
 
@@ -108,8 +110,8 @@ _SCALARS: dict[int, FilterType] = {
 
 def field_type(field: FieldDescriptor) -> FilterType:
     """The filter type of a proto field (maps and repeated fields included)."""
-    entry = field.message_type
-    if entry is not None and entry.GetOptions().map_entry:
+    entry = map_entry_of(field)
+    if entry is not None:
         return FilterType(
             Kind.MAP,
             Encoding.JSON,

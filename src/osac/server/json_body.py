@@ -107,11 +107,11 @@ def check_values(data: dict[str, Any], descriptor: Descriptor, prefix: str = "")
         if value is None:
             continue
         path = f"{prefix}{field.name}"
-        if field.message_type is not None and field.message_type.GetOptions().map_entry:
+        if (entry_type := protos.map_entry_of(field)) is not None:
             if not isinstance(value, dict):
                 raise InvalidArgument(f"{path}: expected a JSON object (a map), got {_json_type(value)}")
-            key_field = field.message_type.fields_by_name["key"]
-            value_field = field.message_type.fields_by_name["value"]
+            key_field = entry_type.fields_by_name["key"]
+            value_field = entry_type.fields_by_name["value"]
             for entry_key, entry in value.items():
                 if key_field.type != FieldDescriptor.TYPE_STRING:
                     _check_scalar(key_field, entry_key, f"{path} key '{entry_key[:40]}'")

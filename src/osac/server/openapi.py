@@ -93,8 +93,8 @@ class _Schemas:
         return _or_null(self.field_value(field))
 
     def field_value(self, field: FieldDescriptor) -> dict[str, Any]:
-        if field.is_repeated and field.message_type is not None and field.message_type.GetOptions().map_entry:
-            value_field = field.message_type.fields_by_name["value"]
+        if field.is_repeated and (entry := protos.map_entry_of(field)) is not None:
+            value_field = entry.fields_by_name["value"]
             values = self.single(value_field)
             if field.name == "labels":
                 values["maxLength"] = limits.MAX_LABEL_VALUE_LENGTH

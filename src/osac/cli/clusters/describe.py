@@ -21,8 +21,9 @@ from osac.api.public.v1.cluster_type_pb2 import Cluster, ClusterStatus
 from osac.api.public.v1.lifecycle_event_type_pb2 import LifecycleEvent
 from osac.cli.clusters.columns import health_cell
 from osac.cli.clusters.events import EVENT_HEADERS, event_rows
-from osac.cli.output.fields import descriptor_of, enum_label, enum_type_of
+from osac.cli.output.fields import descriptor_of, enum_label
 from osac.cli.output.render import EMPTY
+from osac.model.protos import enum_type_of
 from osac.status.clusters.summary import (
     age_of,
     control_plane_text,

@@ -19,10 +19,11 @@ from osac.cli.connection.client import PAGE_SIZE, KindClient
 from osac.cli.connection.shape import as_kind, id_of
 from osac.cli.errors import ApiError, CliError
 from osac.cli.objects.kinds import cel_string, looks_like_id, resolve_kind
-from osac.cli.output.fields import descriptor_of, enum_label, enum_type_of
+from osac.cli.output.fields import descriptor_of, enum_label
 from osac.cli.output.render import EMPTY, age
 from osac.model import registry
 from osac.model.kinds import Kind, Method
+from osac.model.protos import enum_type_of
 
 SERVICE = "LifecycleEvents"
 #: How many events ``describe cluster`` shows.

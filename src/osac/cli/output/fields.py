@@ -6,26 +6,16 @@ found through the message descriptor, never through per-kind attributes.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor, OneofDescriptor
 from google.protobuf.message import Message
 
+from osac.model.protos import descriptor_of, map_entry_of, message_type_of
+from osac.model.protos import enum_type_of as enum_type_of  # the CLI modules take it from here
+
 #: Marks "no value here" (a message along the path is unset), as opposed to a zero value.
 ABSENT = object()
-
-
-def descriptor_of(message: Message) -> Descriptor:
-    return cast(Descriptor, message.DESCRIPTOR)
-
-
-def message_type_of(field: FieldDescriptor) -> Descriptor:
-    """The message type of a message (or map) field."""
-    return cast(Descriptor, field.message_type)
-
-
-def enum_type_of(field: FieldDescriptor) -> EnumDescriptor:
-    return cast(EnumDescriptor, field.enum_type)
 
 
 def map_fields(field: FieldDescriptor) -> tuple[FieldDescriptor, FieldDescriptor]:
@@ -35,7 +25,7 @@ def map_fields(field: FieldDescriptor) -> tuple[FieldDescriptor, FieldDescriptor
 
 
 def is_map(field: FieldDescriptor) -> bool:
-    return bool(field.message_type is not None and field.message_type.GetOptions().map_entry)
+    return map_entry_of(field) is not None
 
 
 def is_message(field: FieldDescriptor) -> bool:

@@ -70,7 +70,7 @@ def value_at(message: Message, path: str) -> Any:
     field = parent.DESCRIPTOR.fields_by_name[name]
     value = getattr(parent, name)
     if field.is_repeated:
-        if field.message_type is not None and field.message_type.GetOptions().map_entry:
+        if protos.map_entry_of(field) is not None:
             return {k: _comparable(v) for k, v in value.items()}
         return [_comparable(v) for v in value]
     if field.type == FieldDescriptor.TYPE_MESSAGE:
@@ -98,8 +98,8 @@ def copy_path(source: Message, target: Message, path: str) -> None:
     if field.is_repeated:
         target_parent.ClearField(name)
         container = getattr(target_parent, name)
-        if field.message_type is not None and field.message_type.GetOptions().map_entry:
-            value_field = field.message_type.fields_by_name["value"]
+        if (entry := protos.map_entry_of(field)) is not None:
+            value_field = entry.fields_by_name["value"]
             for key, item in value.items():
                 if value_field.type == FieldDescriptor.TYPE_MESSAGE:
                     container[key].CopyFrom(item)

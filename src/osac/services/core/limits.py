@@ -132,7 +132,7 @@ def _check_message(message: Message, prefix: str) -> None:
 
 def _check_field(field: FieldDescriptor, value: Any, path: str) -> None:
     # ``value`` is what ``ListFields`` gives for ``field``: its type is the field's (reflection).
-    if field.message_type is not None and field.message_type.GetOptions().map_entry:
+    if protos.map_entry_of(field) is not None:
         _check_map(field, value, path)
         return
     if field.is_repeated:
