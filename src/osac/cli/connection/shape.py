@@ -4,11 +4,12 @@ The connection answers with messages of the API in use, of whichever kind or met
 Per-kind code takes an object as its generated class once, where it enters (``as_kind(obj,
 Cluster)``); code that handles every kind reads the fields every kind has (``id``, ``metadata``)
 and the fields that every kind's List, Get, Create and Update response has through the accessors
-below, the one place where a ``Message`` is taken to have that shape (as
-``osac.model.shape`` is on the server, which the CLI does not import).
+of ``osac.model.shape`` (``as_kind``, ``id_of``, ``set_id``, shared with the server) and below,
+the one place where a ``Message`` is taken to have that shape.
 
-The classes named are the public API's: a private message (``--private``) has every field of its
-public counterpart, under the same name and number, so the CLI reads both through them.
+The classes named here are the public API's: a private message (``--private``) has every field
+of its public counterpart, under the same name and number, so the CLI reads both through them
+(the server's ``metadata_of`` gives the private ``Metadata``).
 """
 
 from __future__ import annotations
@@ -20,12 +21,15 @@ from google.protobuf.field_mask_pb2 import FieldMask
 from google.protobuf.message import Message
 
 from osac.api.public.v1.metadata_type_pb2 import Metadata
+from osac.model.shape import as_kind as as_kind
+from osac.model.shape import id_of as id_of
+from osac.model.shape import set_id as set_id
 
+#: A message class (the type variable of the per-kind generics).
 M = TypeVar("M", bound=Message)
 
 
 class _KindObject(Protocol):
-    id: str
     metadata: Metadata
 
 
@@ -48,20 +52,6 @@ class _Written(Protocol):
 
 class _Update(Protocol):
     update_mask: FieldMask
-
-
-def as_kind(obj: Message, cls: type[M]) -> M:
-    """``obj`` as its generated class: the boundary where a generic ``Message`` enters per-kind
-    code (the caller asked the API for that kind or method)."""
-    return cast(M, obj)
-
-
-def id_of(obj: Message) -> str:
-    return cast(_KindObject, obj).id
-
-
-def set_id(obj: Message, value: str) -> None:
-    cast(_KindObject, obj).id = value
 
 
 def metadata_of(obj: Message) -> Metadata:
