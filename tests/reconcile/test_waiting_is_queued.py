@@ -7,28 +7,21 @@ within the test's timeouts was queued by a change.
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
 
 from osac.auth.subject import Role
-from osac.controllers.networking.provisioning import ProvisioningReconciler
-from osac.controllers.tenancy import tenant
 from osac.server.settings import DEFAULT_CONFIG, merge_config
 from tests.support.onboarding import ready_catalogue, wait_for
-from tests.support.server import running_server
+from tests.support.server import SAFETY_NETS_AN_HOUR, running_server
 from tests.support.watching import payload, read_events
 
-INSTANT = merge_config(DEFAULT_CONFIG, {"simulator": {"speed": "instant"}})
-HOUR = timedelta(hours=1)
+INSTANT = merge_config(merge_config(DEFAULT_CONFIG, {"simulator": {"speed": "instant"}}), SAFETY_NETS_AN_HOUR)
 #: Far below the safety nets: a waiter still waiting after this was not queued by the change.
 PROMPTLY = 10.0
 
 
 @pytest.fixture
-async def live(db_url, tmp_path, monkeypatch):
-    monkeypatch.setattr(ProvisioningReconciler, "wait_interval", HOUR)
-    monkeypatch.setattr(tenant, "RECHECK", HOUR)
+async def live(db_url, tmp_path):
     async with running_server(tmp_path, db_url, controllers=True, config=INSTANT) as server:
         admin = server.rest(server.token(Role.PROVIDER_ADMIN, user="root"))
         await ready_catalogue(admin)

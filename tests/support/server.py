@@ -44,6 +44,12 @@ class ServerHandle:
         return GrpcClient(self.grpc_target, token)
 
 
+#: Configuration making every controller safety net an hour long (``controllers.safety_nets``,
+#: docs/controllers.md): whatever converges within a test's timeouts was queued by a change.
+SAFETY_NETS_AN_HOUR = {"controllers": {"safety_nets": {
+    "wait": 3600, "compute_resync": 3600, "tenant_recheck": 3600, "attachment_recheck": 3600}}}
+
+
 @asynccontextmanager
 async def running_server(
     data_dir: Path, db_url: str, *, controllers: bool = False, clock: Clock | None = None, **settings: Any

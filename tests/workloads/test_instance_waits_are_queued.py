@@ -11,37 +11,28 @@ that converges within the test's timeouts was queued by a change.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from osac.auth.subject import Role
-from osac.controllers.baremetal import bare_metal_instance
-from osac.controllers.compute import compute_instance
-from osac.controllers.networking.provisioning import ProvisioningReconciler
-from osac.controllers.tenancy import tenant
+from osac.server.settings import merge_config
 from tests.support.bmaas import BMIS, FAST_GATES, Bmaas
 from tests.support.onboarding import ready_catalogue, wait_for
-from tests.support.server import RestClient, running_server
+from tests.support.server import SAFETY_NETS_AN_HOUR, RestClient, running_server
 from tests.support.vmaas import PRIVATE, PUBLIC, VMS, Vmaas, is_reachable
 
-HOUR = timedelta(hours=1)
 #: Far below the safety nets: an instance still waiting after this was not queued by the change.
 PROMPTLY = 10.0
 AUTO_FOR = "osac.openshift.io/auto-provisioned-for"
 
 
 @pytest.fixture
-async def live(db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[tuple[Vmaas, Bmaas]]:
+async def live(db_url: str, tmp_path: Path) -> AsyncIterator[tuple[Vmaas, Bmaas]]:
     """Controllers at instant speed with every safety net an hour long; tenant ``acme`` READY."""
-    monkeypatch.setattr(compute_instance, "WAIT_INTERVAL", HOUR)
-    monkeypatch.setattr(compute_instance, "RESYNC", HOUR)
-    monkeypatch.setattr(bare_metal_instance, "WAIT_INTERVAL", HOUR)
-    monkeypatch.setattr(ProvisioningReconciler, "wait_interval", HOUR)
-    monkeypatch.setattr(tenant, "RECHECK", HOUR)
-    async with running_server(tmp_path, db_url, controllers=True, config=FAST_GATES) as server:
+    config = merge_config(FAST_GATES, SAFETY_NETS_AN_HOUR)
+    async with running_server(tmp_path, db_url, controllers=True, config=config) as server:
         admin = server.rest(server.token(Role.PROVIDER_ADMIN, user="root"))
         alice = server.rest(server.token(Role.TENANT_ADMIN, ("acme",), user="alice"))
         async with admin, alice:

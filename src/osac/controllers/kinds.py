@@ -49,7 +49,7 @@ class Contexts:
 Factory = Callable[[Contexts], Reconciler | None]
 
 RECONCILERS: Mapping[str, Factory] = {
-    "tenant": lambda c: TenantReconciler(c.services),
+    "tenant": lambda c: TenantReconciler(c.services, c.networking.safety_nets.tenant_recheck),
     "network_class": lambda c: NetworkClassReconciler(c.services, c.networking),
     "virtual_network": lambda c: VirtualNetworkReconciler(c.services, c.networking),
     "subnet": lambda c: SubnetReconciler(c.services, c.networking),

@@ -26,7 +26,7 @@ What the instance waits for from other reconcilers it follows (``dependents``, o
 index): its tenant while that is not READY and no host is assigned, its auto-provisioned children
 while its teardown waits for them. Each pass says what it waits for after reading it; a pass that
 names something new looks again at once, since a change committed between the read and the
-registration was not routed to it. The periodic look while waiting (``WAIT_INTERVAL``) is only a
+registration was not routed to it. The periodic look while waiting (``SafetyNets.wait``) is only a
 safety net.
 
 All timing reads the injected clock; nothing sleeps.
@@ -84,9 +84,6 @@ from osac.store.objects import Tx
 
 #: A host change nobody announces (a hardware fault) shows within this while a host is assigned.
 REFRESH = timedelta(seconds=60)
-#: How often an instance waiting for another object (its tenant, its auto-provisioned children)
-#: looks again: that object's change queues it at once (``dependents``), so this is the safety net.
-WAIT_INTERVAL = timedelta(seconds=30)
 #: Population gauges are recomputed this often by the process holding the controller lease.
 GAUGE_INTERVAL = timedelta(seconds=15)
 
@@ -174,7 +171,7 @@ class BareMetalInstanceReconciler(ObjectReconciler):
             hints.append(progress.requeue_after)
         elif steps.failed is None:
             awaited = inputs.owning_tenant.awaited
-            hints.append(WAIT_INTERVAL if awaited else MISSING_TENANT_POLL)
+            hints.append(self.context.networking.safety_nets.wait if awaited else MISSING_TENANT_POLL)
         host_name = progress.host_name or previous.host
         observation = await self._observe(inputs.id, host_name)
         reading = _reading(observation)
@@ -263,7 +260,7 @@ class BareMetalInstanceReconciler(ObjectReconciler):
         if self.waiters.wait(inputs.id, progress.awaited):  # new: look again at once
             return Result(requeue_after=timedelta(0))
         return Result(requeue_after=earliest_requeue(progress.requeue_after,
-                                                     WAIT_INTERVAL if progress.awaited else None))
+                                                     self.context.networking.safety_nets.wait if progress.awaited else None))
 
     # -- status -----------------------------------------------------------------------------------
 

@@ -34,8 +34,8 @@ external address), and its auto-provisioned children while its teardown waits fo
 Each pass says what it waits for after reading it; a pass that names something new looks again
 at once, since a change committed between the read and the registration was not routed to it
 (except for an attachment while no address was stored: it turns READY only after reading the
-address the pass then writes). The periodic look while waiting (``WAIT_INTERVAL``) is only a
-safety net.
+address the pass then writes). The periodic look while waiting (``SafetyNets.wait``) is only a
+safety net; a VM has a pass at least every ``SafetyNets.compute_resync``.
 """
 
 from __future__ import annotations
@@ -90,12 +90,6 @@ from osac.store.objects import Tx
 log = logging.getLogger(__name__)
 
 KIND = compute_spec.KIND
-#: A missed change notice costs at most this much staleness.
-RESYNC = timedelta(seconds=30)
-#: How often an instance waiting for another object (its tenant, an external IP attachment, its
-#: auto-provisioned children) looks again: that object's change queues it at once
-#: (``dependents``), so this is the safety net.
-WAIT_INTERVAL = timedelta(seconds=30)
 #: While teardown waits for the VM to go away (the provider's notices and ``next_change_at``
 #: usually come first).
 TEARDOWN_POLL = timedelta(seconds=1)
@@ -425,13 +419,14 @@ class ComputeInstanceReconciler(ObjectReconciler):
             return timedelta(0)
         observation = outcome.observation
         tenant = outcome.tenant
+        nets = self.context.networking.safety_nets
         return earliest_requeue(
-            RESYNC,
+            nets.compute_resync,
             stored.requeue_after,
             until(observation.next_change_at, self.store.clock.now()) if observation is not None else None,
             MISSING_TENANT_POLL if tenant is not None and not tenant.id else None,
             TEARDOWN_POLL if outcome.teardown is not None and outcome.teardown.is_waiting else None,
-            WAIT_INTERVAL if stored.is_following else None,
+            nets.wait if stored.is_following else None,
         )
 
     # -- helpers --------------------------------------------------------------------------------

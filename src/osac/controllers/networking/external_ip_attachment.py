@@ -6,7 +6,6 @@ and the target address is known, re-programs when the target address changes, an
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import timedelta
 from functools import partial
 
 from google.protobuf.message import Message
@@ -41,9 +40,6 @@ WAITING = "WaitingForIPAddress"
 TARGET_DELETED = "TargetDeleted"
 READY = "Ready"
 API, INGRESS = 1, 2
-#: READY attachments look at their target again this often; a change of the target itself
-#: (address, deletion) queues its attachments at once (``dependents``): this is the safety net.
-RECHECK = timedelta(minutes=5)
 
 TARGETS = (("compute_instance", "compute_instance"), ("cluster", "cluster"),
            ("baremetal_instance", "bare_metal_instance"))
@@ -138,7 +134,7 @@ class ExternalIPAttachmentReconciler(ProvisioningReconciler[ExternalIPAttachment
         if obj.status.state == self.state("READY"):
             current = target_address(kind_name, target, obj.spec.target_endpoint)
             if current == obj.status.target_address:
-                return Result(requeue_after=RECHECK)
+                return Result(requeue_after=self.networking.safety_nets.attachment_recheck)
             await self._back_to_pending(obj, f"target address changed to {current or 'nothing'}; re-programming")
         return await super().reconcile(key)
 

@@ -17,7 +17,7 @@ base does the rest, the same way for every kind:
   PENDING / DELETING (``Behaviour.on_signal``): the reconciler never retries them by itself;
 - an object being provisioned follows the objects it waits for (``awaited``; the reconciler's
   ``dependents``): their changes queue it at once, so waiting costs no polling and its periodic
-  look (``wait_interval``) is only a safety net.
+  look (``SafetyNets.wait``) is only a safety net.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from osac.controllers.runtime.objects import (
     remove_finalizer,
 )
 from osac.controllers.runtime.retry import Attempts, RetryPolicy
+from osac.controllers.runtime.safety_nets import SafetyNets
 from osac.controllers.runtime.waiters import Awaited, Waiters
 from osac.model.shape import as_kind, id_of, metadata_of, status_of
 from osac.providers.interfaces import ProviderError, TerminalProviderError
@@ -63,9 +64,6 @@ M = TypeVar("M", bound=Message)
 DEFAULT_RETRY_LIMIT = 10
 BACKOFF_BASE_SECONDS = 1.0
 BACKOFF_CAP_SECONDS = 60.0
-#: How often an object waiting for a dependency looks again: the dependency's change queues it at
-#: once (``dependents``), so this is the safety net.
-WAIT_INTERVAL = timedelta(seconds=30)
 
 
 @dataclass(frozen=True)
@@ -77,6 +75,8 @@ class NetworkingContext:
     cleanup_retry_limit: int = DEFAULT_RETRY_LIMIT
     #: First retry delay; doubles per attempt up to ``BACKOFF_CAP_SECONDS``.
     backoff_base_seconds: float = BACKOFF_BASE_SECONDS
+    #: The periodic looks of every reconciler that waits for another object.
+    safety_nets: SafetyNets = SafetyNets()
 
     def __post_init__(self) -> None:
         if not self.backoff_base_seconds > 0:
@@ -113,9 +113,6 @@ class ProvisioningReconciler(ObjectReconciler, Generic[M]):
 
     #: The state that means "provisioned" (ExternalIP: ``ALLOCATED``).
     ready_state = "READY"
-
-    #: How often an object waiting for another one looks again.
-    wait_interval: timedelta = WAIT_INTERVAL
 
     def __init__(self, services: Services, networking: NetworkingContext) -> None:
         super().__init__(services)
@@ -224,7 +221,7 @@ class ProvisioningReconciler(ObjectReconciler, Generic[M]):
             if waiting is not None:
                 status_of(desired).message = waiting
                 await self.write(tx, desired, stored)
-                return Result(requeue_after=self.wait_interval)
+                return Result(requeue_after=self.networking.safety_nets.wait)
             status_of(desired).state = self.state(self.ready_state)
             status_of(desired).message = ""
             await self.provisioned(tx, desired)

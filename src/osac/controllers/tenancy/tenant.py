@@ -11,7 +11,7 @@ failure reason is counted once, not on every pass that finds it so.
 
 Until then, and while its defaults are torn down, the tenant follows its default objects
 (``dependents``): each of their changes (READY, FAILED, recovered, archived) queues it at once,
-and its periodic look (``RECHECK``) is only a safety net.
+and its periodic look (``SafetyNets.tenant_recheck``) is only a safety net.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from osac.controllers.runtime.objects import (
     is_deleting,
     remove_finalizer,
 )
+from osac.controllers.runtime.safety_nets import SafetyNets
 from osac.controllers.runtime.waiters import Waiters
 from osac.model import registry
 from osac.model.shape import as_kind, id_of, metadata_of, status_of
@@ -51,9 +52,6 @@ from osac.store.objects import Tx
 DEFAULT_NETWORKING_READY = TENANT_CONDITION_TYPE_DEFAULT_NETWORKING_READY
 PENDING, READY, FAILED = TENANT_STATE_PENDING, TENANT_STATE_READY, TENANT_STATE_FAILED
 NOT_CONFIGURED = "no tenant defaults are configured; no default networking was created"
-#: While defaults provision (or are torn down), the tenant looks again this often: their changes
-#: queue it at once (``dependents``), so this is the safety net.
-RECHECK = timedelta(seconds=30)
 
 #: (kind, failure reason) in the order of §6.2; the NAT ExternalIP's failure is the gateway's.
 DEFAULTS = (
@@ -106,8 +104,11 @@ def evaluate(objects: dict[str, list[Message]], created: bool) -> tuple[Conditio
 class TenantReconciler(ObjectReconciler):
     kind = "tenant"
 
-    def __init__(self, services: Services) -> None:
+    def __init__(self, services: Services, recheck: timedelta = SafetyNets().tenant_recheck) -> None:
         super().__init__(services)
+        #: While defaults provision (or are torn down), the tenant looks again this often: their
+        #: changes queue it at once (``dependents``), so this is the safety net.
+        self.recheck = recheck
         #: The default objects each tenant (in this process) waits for.
         self.defaults = Waiters()
         for reason in DEFAULT_NETWORKING_FAILURE_REASONS:  # exported from zero: the first failure is an increase
@@ -168,7 +169,7 @@ class TenantReconciler(ObjectReconciler):
             self.defaults.forget(key.id)
             return Result()
         # A failed default may recover (fault cleared, Signal): its change queues the tenant.
-        return look_again or Result(requeue_after=RECHECK)
+        return look_again or Result(requeue_after=self.recheck)
 
     async def _teardown(self, tx: Tx, stored: Tenant) -> Result:
         """Delete the defaults one kind after the other; archive the tenant when none is left."""
@@ -179,7 +180,7 @@ class TenantReconciler(ObjectReconciler):
                 for obj in objects[kind_name]:
                     if not is_deleting(obj):
                         await self.services[kind_name].delete_in(tx, Caller.system(), id_of(obj))
-                return look_again or Result(requeue_after=RECHECK)
+                return look_again or Result(requeue_after=self.recheck)
         desired = copy(stored)
         remove_finalizer(desired)
         await self.write(tx, desired, stored)
