@@ -7,15 +7,11 @@ import asyncio
 from osac.auth.subject import Role
 from tests.support.networking import prepare_catalogue
 from tests.support.server import running_server
+from tests.support.waiting import until_get
 
 
 async def _wait_for(client, path: str, predicate, timeout: float = 10.0) -> dict:
-    async with asyncio.timeout(timeout):
-        while True:
-            response = await client.request("GET", path)
-            if response.status_code == 200 and predicate(response.json()):
-                return response.json()
-            await asyncio.sleep(0.05)
+    return dict(await until_get(client, path, predicate, timeout))
 
 
 async def test_tenant_becomes_ready_and_is_archived_on_delete(db_url, tmp_path) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -18,6 +17,7 @@ from osac.providers.simulator.runtime.schema import sim_fabric_ports
 from osac.server.settings import merge_config
 from tests.support.onboarding import INSTANT, ready_catalogue, wait_for
 from tests.support.server import RestClient, ServerHandle, running_server
+from tests.support.waiting import until_gone
 
 PUBLIC = "/api/fulfillment/v1"
 PRIVATE = "/api/private/v1"
@@ -76,9 +76,7 @@ class Bmaas:
         assert (await self.alice.request("DELETE", f"{BMIS}/{bmi_id}")).status_code == 200
 
     async def archived(self, bmi_id: str, timeout: float = 20.0) -> None:
-        async with asyncio.timeout(timeout):
-            while (await self.alice.request("GET", f"{BMIS}/{bmi_id}")).status_code != 404:
-                await asyncio.sleep(0.05)
+        await until_gone(self.alice, f"{BMIS}/{bmi_id}", timeout)
 
     async def events(self, object_id: str) -> list[str]:
         response = await self.alice.request("GET", f"{PUBLIC}/lifecycle_events",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
@@ -10,6 +9,7 @@ import pytest
 from osac.auth.subject import Role
 from tests.support.onboarding import INSTANT, ready_catalogue, wait_for
 from tests.support.server import running_server
+from tests.support.waiting import until_gone
 
 PUBLIC = "/api/fulfillment/v1"
 PRIVATE = "/api/private/v1"
@@ -31,9 +31,7 @@ def condition(cluster: dict[str, Any], name: str) -> dict[str, Any]:
 
 
 async def archived(client, path: str, timeout: float = 60.0) -> None:
-    async with asyncio.timeout(timeout):
-        while (await client.request("GET", path)).status_code != 404:
-            await asyncio.sleep(0.05)
+    await until_gone(client, path, timeout)
 
 
 async def event_reasons(client, object_id: str) -> list[str]:

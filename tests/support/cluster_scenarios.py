@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -11,6 +10,7 @@ from osac.auth.subject import Role
 from tests.caas.conftest import PULL_SECRET, RELEASE_IMAGE, ssh_key
 from tests.support.onboarding import INSTANT, ready_catalogue, wait_for
 from tests.support.server import RestClient, running_server
+from tests.support.waiting import until_gone
 
 PUBLIC = "/api/fulfillment/v1"
 PRIVATE = "/api/private/v1"
@@ -63,14 +63,10 @@ def reason(name: str, value: str):  # noqa: ANN201 - a predicate
 
 
 async def archived(client: RestClient, path: str, timeout: float = 60) -> None:
-    last: Any = None
-    try:
-        async with asyncio.timeout(timeout):
-            while (response := await client.request("GET", path)).status_code != 404:
-                last = response.json()
-                await asyncio.sleep(0.05)
-    except TimeoutError:
-        raise AssertionError(f"{path} was never archived; last: {last}; events: {await reasons(client, path.rsplit('/', 1)[-1])}") from None
+    async def describe(last: Any) -> str:
+        return f"{path} was never archived; last: {last}; events: {await reasons(client, path.rsplit('/', 1)[-1])}"
+
+    await until_gone(client, path, timeout, describe)
 
 
 async def events(client: RestClient, object_id: str) -> list[dict[str, Any]]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
@@ -10,22 +9,13 @@ import pytest
 from osac.auth.subject import Role
 from osac.server.settings import DEFAULT_CONFIG, merge_config
 from tests.support.server import running_server
+from tests.support.waiting import until_get
 
 INSTANT = merge_config(DEFAULT_CONFIG, {"simulator": {"speed": "instant"}})
 
 
 async def wait_for(client, path: str, predicate, timeout: float = 20.0) -> dict[str, Any]:
-    last: Any = None
-    try:
-        async with asyncio.timeout(timeout):
-            while True:
-                response = await client.request("GET", path)
-                last = response.json()
-                if response.status_code == 200 and predicate(last):
-                    return last
-                await asyncio.sleep(0.05)
-    except TimeoutError:
-        raise AssertionError(f"timed out waiting on {path}; last: {last}") from None
+    return dict(await until_get(client, path, predicate, timeout))
 
 
 async def ready_catalogue(admin) -> None:

@@ -17,6 +17,7 @@ from osac.clock import Clock, SystemClock
 from osac.model import protos
 from osac.server.app import Application
 from osac.server.settings import Settings
+from osac.store.wakeup import Wakeup
 
 
 @dataclass
@@ -38,7 +39,7 @@ class ServerHandle:
         return self.app.dev_issuer.mint(user, list(tenants), Role(role) if isinstance(role, str) else role)
 
     def rest(self, token: str | None) -> RestClient:
-        return RestClient(self.http_url, token)
+        return RestClient(self.http_url, token, self.app.wakeup)
 
     def grpc(self, token: str | None) -> GrpcClient:
         return GrpcClient(self.grpc_target, token)
@@ -75,9 +76,12 @@ async def running_server(
 class RestClient:
     """HTTP+JSON client of the REST gateway."""
 
-    def __init__(self, base_url: str, token: str | None) -> None:
+    def __init__(self, base_url: str, token: str | None, wakeup: Wakeup | None = None) -> None:
         headers = {"authorization": f"Bearer {token}"} if token else {}
         self.http = httpx.AsyncClient(base_url=base_url, headers=headers, timeout=30)
+        #: The wake-up of the server's change stream, when it runs in this process
+        #: (``tests/support/waiting.py`` waits on it).
+        self.wakeup = wakeup
 
     async def __aenter__(self) -> RestClient:
         return self

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -15,6 +14,7 @@ from osac.auth.subject import Role
 from osac.server.settings import merge_config
 from tests.support.onboarding import INSTANT, ready_catalogue, wait_for
 from tests.support.server import RestClient, ServerHandle, running_server
+from tests.support.waiting import until, until_gone, wakeup_of
 
 PUBLIC = "/api/fulfillment/v1"
 PRIVATE = "/api/private/v1"
@@ -64,9 +64,14 @@ class Vmaas:
         return [e["reason"] for e in await self.event_items(object_id)]
 
     async def until_events(self, object_id: str, predicate: Callable[[list[str]], bool], timeout: float = 20.0) -> None:
-        async with asyncio.timeout(timeout):
-            while not predicate(await self.events(object_id)):
-                await asyncio.sleep(0.05)
+        async def check() -> tuple[bool, list[str]]:
+            reasons = await self.events(object_id)
+            return predicate(reasons), reasons
+
+        async def failure(last: list[str] | None) -> str:
+            return f"timed out waiting for the events of {object_id}; last: {last}"
+
+        await until(wakeup_of(self.alice), check, timeout, failure)
 
     async def observation(self, kind: str, key: str) -> dict[str, Any]:
         response = await self.admin.request("POST", f"{PRIVATE}/simulator/get_observation",
@@ -89,9 +94,7 @@ class Vmaas:
         return dict(response.json())
 
     async def archived(self, vm_id: str, timeout: float = 20.0) -> None:
-        async with asyncio.timeout(timeout):
-            while (await self.alice.request("GET", f"{VMS}/{vm_id}")).status_code != 404:
-                await asyncio.sleep(0.05)
+        await until_gone(self.alice, f"{VMS}/{vm_id}", timeout)
 
 
 @asynccontextmanager
