@@ -6,12 +6,14 @@ once, and checks again when the server commits something new: the wake-up of its
 before the check so that a commit during the check ends the wait at once. Not everything a test
 waits for is a commit of the outbox (a lifecycle record of a transaction without a status
 change), so the check also runs every ``RECHECK_SECONDS`` at the latest. A client of a server in
-another process has no wake-up: it checks every ``POLL_SECONDS``.
+another process has no wake-up: it checks every ``POLL_SECONDS``. Against a server committing
+all the time a check runs at most every ``MIN_GAP_SECONDS``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -23,6 +25,8 @@ T = TypeVar("T")
 RECHECK_SECONDS = 0.25
 #: Between two checks against a server without an in-process wake-up.
 POLL_SECONDS = 0.05
+#: The least time between the starts of two checks.
+MIN_GAP_SECONDS = 0.02
 
 
 async def until(
@@ -36,13 +40,15 @@ async def until(
         async with asyncio.timeout(timeout):
             while True:
                 seen = wakeup.latest if wakeup is not None else 0
+                started = time.monotonic()
                 done, last = await check()
                 if done:
                     return last
                 if wakeup is None:
                     await asyncio.sleep(POLL_SECONDS)
-                else:
-                    await wakeup.wait(seen, RECHECK_SECONDS)
+                    continue
+                await wakeup.wait(seen, RECHECK_SECONDS)
+                await asyncio.sleep(max(0.0, started + MIN_GAP_SECONDS - time.monotonic()))
     except TimeoutError:
         raise AssertionError(await failure(last)) from None
 
