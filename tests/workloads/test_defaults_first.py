@@ -143,17 +143,13 @@ async def test_vm_without_networking_waits_for_the_default_subnet(onboarding: On
 
 
 
-async def test_stopping_cancels_a_reconcile_held_by_injected_latency(
-    db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_stopping_cancels_a_reconcile_held_by_injected_latency(db_url: str, tmp_path: Path) -> None:
     """A provider call held by latency on a fake clock never returns by itself: stopping the
     process waits for it only the grace period, then cancels it."""
-    from osac.server import app as app_module
-
-    monkeypatch.setattr(app_module, "CONTROLLER_STOP_GRACE", 0.5)
     clock = FakeClock(START)
     async with asyncio.timeout(60):
-        async with running_server(tmp_path, db_url, controllers=True, config=INSTANT, clock=clock) as server:
+        async with running_server(tmp_path, db_url, controllers=True, config=INSTANT, clock=clock,
+                                  controller_stop_grace=0.5) as server:
             admin = server.rest(server.token(Role.PROVIDER_ADMIN, user="root"))
             async with admin:
                 driver = Onboarding(server, clock, admin, admin)

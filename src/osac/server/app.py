@@ -54,10 +54,6 @@ from osac.tasks import raise_if_cancelled
 log = logging.getLogger(__name__)
 
 MAINTENANCE_INTERVAL = 60.0
-#: Real seconds a stopping process gives in-flight reconciles before cancelling them. A run can
-#: wait much longer (a provider call held by injected latency, on a fake clock for ever); a
-#: cancelled run is safe to cut short, since the next holder of the lease reconciles again.
-CONTROLLER_STOP_GRACE = 10.0
 #: How long a stop lets the gRPC and HTTP requests in flight finish before cancelling them.
 DRAIN_GRACE = 5
 
@@ -272,12 +268,12 @@ class Application:
         """Stop gracefully, all parts at once: watch streams end at once (UNAVAILABLE, they
         never finish by themselves); the gRPC and HTTP servers take no new requests and let
         those in flight finish within ``DRAIN_GRACE``; the controllers finish their passes
-        within ``CONTROLLER_STOP_GRACE``. Then the background tasks are cancelled. An idle
+        within ``Settings.controller_stop_grace``. Then the background tasks are cancelled. An idle
         server is stopped within milliseconds (docs/architecture.md "Stopping")."""
         self.wakeup.close()
         drains: list[Awaitable[Any]] = []
         if self.controllers is not None:
-            drains.append(self.controllers.stop(CONTROLLER_STOP_GRACE))
+            drains.append(self.controllers.stop(self.settings.controller_stop_grace))
         if self._grpc_server is not None:
             drains.append(self._grpc_server.stop(grace=DRAIN_GRACE))
         if self._http_server is not None:

@@ -70,6 +70,10 @@ class Settings:
     workers: int = 1
     #: Identity of this process for controller leases.
     process_name: str = field(default_factory=lambda: f"{os.uname().nodename}-{os.getpid()}")
+    #: Real seconds a stopping process gives in-flight reconciles before cancelling them. A run
+    #: can wait much longer (a provider call held by injected latency, on a fake clock for ever);
+    #: a cancelled run is safe to cut short, since the next holder of the lease reconciles again.
+    controller_stop_grace: float = 10.0
 
     @property
     def max_request_bytes(self) -> int:
