@@ -4,6 +4,7 @@ SQLite or PostgreSQL, in a background thread, driven over HTTP and in Debian's c
 from __future__ import annotations
 
 import asyncio
+import html
 import os
 import re
 import threading
@@ -113,6 +114,22 @@ def sign_in_dev(client: httpx.Client, role: str, tenant: str, user: str) -> http
     assert csrf is not None
     return client.post("/console/dev-sign-in", data={"csrf": csrf.group(1), "role": role, "tenant": tenant,
                                                      "user": user, "next": "/"})
+
+
+#: Where ``osac console`` trades the CLI's token for a one-time sign-in code.
+CODES = "/console/sign-in/codes"
+
+
+def said(response: httpx.Response) -> str:
+    """The page's text as a reader sees it (HTML entities decoded)."""
+    return html.unescape(response.text)
+
+
+def code_url(server: ConsoleServer, token: str) -> str:
+    """A one-time sign-in URL for ``token``, as ``osac console`` gets it."""
+    response = httpx.post(server.url + CODES, headers={"authorization": f"Bearer {token}"})
+    assert response.status_code == 200, response.text
+    return str(response.json()["url"])
 
 
 def csrf_of(page: str) -> str:

@@ -16,9 +16,8 @@ import pytest
 from osac.clock import FakeClock
 from osac.console.oidc import code_challenge
 from osac.console.sessions import COOKIE as SESSION_COOKIE
-from tests.console.conftest import ConsoleServer, database_url
+from tests.console.conftest import ConsoleServer, database_url, said
 from tests.console.fake_oidc import FakeIssuer, Realm, User
-from tests.console.test_sessions import said
 from tests.support.onboarding import INSTANT
 
 CLOCK = FakeClock(datetime(2026, 3, 4, 10, 0, tzinfo=UTC))

@@ -4,7 +4,6 @@ without reconcilers, on a fake clock so a code's 60 s lifetime is tested exactly
 
 from __future__ import annotations
 
-import html
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -18,9 +17,7 @@ from osac.cli.connection.console_sign_in import console_url
 from osac.cli.errors import CliError
 from osac.cli.main import app as osac_cli
 from osac.clock import FakeClock
-from tests.console.conftest import ConsoleServer, csrf_of, database_url, sign_in_dev
-
-CODES = "/console/sign-in/codes"
+from tests.console.conftest import CODES, ConsoleServer, code_url, csrf_of, database_url, said, sign_in_dev
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
@@ -33,17 +30,6 @@ def served(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
             yield running
         finally:
             running.stop()
-
-
-def said(response: httpx.Response) -> str:
-    """The page's text as a reader sees it (HTML entities decoded)."""
-    return html.unescape(response.text)
-
-
-def code_url(server: ConsoleServer, token: str) -> str:
-    response = httpx.post(server.url + CODES, headers={"authorization": f"Bearer {token}"})
-    assert response.status_code == 200, response.text
-    return str(response.json()["url"])
 
 
 def test_a_page_without_a_session_sends_to_sign_in(served: ConsoleServer) -> None:

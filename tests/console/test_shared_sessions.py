@@ -16,8 +16,7 @@ from sqlalchemy import create_engine, text
 from osac.auth.subject import Role
 from osac.console.sessions import COOKIE
 from osac.store.engine import sqlite_url, sync_url
-from tests.console.conftest import ConsoleServer, csrf_of, database_url, sign_in_dev
-from tests.console.test_sessions import code_url, said
+from tests.console.conftest import ConsoleServer, code_url, csrf_of, database_url, said, sign_in_dev
 
 
 @pytest.fixture
