@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -69,6 +70,26 @@ async def traced(store: Store, path: Path) -> AsyncIterator[Trace]:
             yield Trace(path)
         finally:
             pgconn.untrace()
+
+
+@asynccontextmanager
+async def listening(pg_database: str) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+    """A connection LISTENing on the store's notification channel."""
+    dsn = make_url(pg_database).set(drivername="postgresql").render_as_string(hide_password=False)
+    async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as listener:
+        await listener.execute(f"LISTEN {NOTIFY_CHANNEL}")
+        yield listener
+
+
+async def notices_through(listener: psycopg.AsyncConnection[Any], last: str) -> list[str]:
+    """The payloads ``listener`` receives, up to and including ``last``."""
+    notices = []
+    async with asyncio.timeout(10):
+        async for notice in listener.notifies():
+            notices.append(notice.payload)
+            if notice.payload == last:
+                break
+    return notices
 
 
 def network(name: str) -> object:
@@ -150,19 +171,12 @@ async def test_an_idle_connection_whose_server_side_is_gone_is_replaced_before_u
 async def test_a_write_notifies_its_last_revision_at_commit_within_its_revision_update(
     store: Store, pg_database: str, tmp_path: Path
 ) -> None:
-    dsn = make_url(pg_database).set(drivername="postgresql").render_as_string(hide_password=False)
-    async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as listener:
-        await listener.execute(f"LISTEN {NOTIFY_CHANNEL}")
+    async with listening(pg_database) as listener:
         async with traced(store, tmp_path / "trace") as trace, store.write() as tx:
             await tx.insert(VN, network("one"))
             await tx.insert(VN, network("two"))
         assert tx.last_revision == 2
-        notices = []
-        async with asyncio.timeout(10):
-            async for notice in listener.notifies():
-                notices.append(notice.payload)
-                break
-        assert notices == ["2"]
+        assert await notices_through(listener, "2") == ["2"]
         statements = [sql.split(" ")[0] for sql in trace.sent]
         assert statements == ["BEGIN", "INSERT", "INSERT", "UPDATE", "INSERT", "COMMIT"]
         assert "pg_notify" in trace.sent[3]
@@ -172,21 +186,13 @@ async def test_a_write_notifies_its_last_revision_at_commit_within_its_revision_
 async def test_a_write_of_one_object_numbers_and_appends_its_event_in_one_statement(
     store: Store, pg_database: str, tmp_path: Path
 ) -> None:
-    dsn = make_url(pg_database).set(drivername="postgresql").render_as_string(hide_password=False)
-    async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as listener:
-        await listener.execute(f"LISTEN {NOTIFY_CHANNEL}")
+    async with listening(pg_database) as listener:
         async with store.write() as tx:
             await tx.insert(VN, network("one"))
         async with traced(store, tmp_path / "trace") as trace, store.write() as tx:
             await tx.insert(VN, network("two"))
         assert tx.last_revision == 2
-        notices = []
-        async with asyncio.timeout(10):
-            async for notice in listener.notifies():
-                notices.append(notice.payload)
-                if notice.payload == "2":
-                    break
-        assert notices == ["1", "2"]
+        assert await notices_through(listener, "2") == ["1", "2"]
         sent = trace.sent
         assert len(sent) == 4 and sent[0] == "BEGIN" and sent[1].startswith("INSERT") and sent[3] == "COMMIT", sent
         text_sent = trace.path.read_text()

@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-from osac.store.engine import create_engines, sqlite_url
+from osac.store.engine import Engines, create_engines, sqlite_url
 
 pytestmark = pytest.mark.asyncio
 
@@ -30,14 +30,26 @@ class CountingQueue:
         self.queue.put_nowait(item)
 
 
+async def rows_in_t(engines: Engines) -> int:
+    """The rows of the test's table ``t``, read by the reader engine."""
+    async with engines.reader.connect() as connection:
+        return int((await connection.execute(text("SELECT count(*) FROM t"))).scalar_one())
+
+
+async def counted(connection: Any) -> CountingQueue:
+    """Count what ``connection`` hands to its SQLite thread from now on."""
+    raw = await connection.get_raw_connection()
+    counter = CountingQueue(raw.driver_connection._tx)
+    raw.driver_connection._tx = counter
+    return counter
+
+
 async def test_a_statement_is_one_trip_and_its_results_come_back_whole(tmp_path: Path) -> None:
     engines = create_engines(sqlite_url(tmp_path))
     try:
         async with engines.writer.begin() as connection:
             await connection.execute(text("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT UNIQUE)"))
-            raw = await connection.get_raw_connection()
-            counter = CountingQueue(raw.driver_connection._tx)
-            raw.driver_connection._tx = counter
+            counter = await counted(connection)
 
             inserted = await connection.execute(text("INSERT INTO t (name) VALUES ('a')"))
             assert inserted.lastrowid == 1
@@ -73,8 +85,7 @@ async def test_errors_are_the_databases_and_leave_the_connection_usable(tmp_path
         with pytest.raises(OperationalError, match="no such table: missing"):
             async with engines.reader.connect() as connection:
                 await connection.execute(text("SELECT * FROM missing"))
-        async with engines.reader.connect() as connection:
-            assert (await connection.execute(text("SELECT count(*) FROM t"))).scalar_one() == 1
+        assert await rows_in_t(engines) == 1
     finally:
         await engines.dispose()
 
@@ -85,9 +96,7 @@ async def test_a_statement_known_to_be_quick_runs_on_the_event_loop(tmp_path: Pa
         async with engines.writer.begin() as connection:
             await connection.execute(text("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT UNIQUE)"))
         async with engines.writer.begin() as connection:
-            raw = await connection.get_raw_connection()
-            counter = CountingQueue(raw.driver_connection._tx)
-            raw.driver_connection._tx = counter
+            counter = await counted(connection)
             insert = text("INSERT INTO t (name) VALUES (:name)")
             await connection.execute(insert, {"name": "a"})
             assert counter.items == 1, "a statement not seen yet goes to the thread"
@@ -100,8 +109,7 @@ async def test_a_statement_known_to_be_quick_runs_on_the_event_loop(tmp_path: Pa
             with pytest.raises(IntegrityError, match="UNIQUE constraint failed: t.name"):
                 await connection.execute(insert, {"name": "a"})
             assert counter.items == 2, "an error on the event loop is the database's, as in the thread"
-        async with engines.reader.connect() as connection:
-            assert (await connection.execute(text("SELECT count(*) FROM t"))).scalar_one() == 4
+        assert await rows_in_t(engines) == 4
     finally:
         await engines.dispose()
 
@@ -112,9 +120,7 @@ async def test_a_long_statement_stays_in_the_thread(tmp_path: Path) -> None:
                 "SELECT count(*) FROM n")
     try:
         async with engines.reader.connect() as connection:
-            raw = await connection.get_raw_connection()
-            counter = CountingQueue(raw.driver_connection._tx)
-            raw.driver_connection._tx = counter
+            counter = await counted(connection)
             for _ in range(3):
                 assert (await connection.execute(slow)).scalar_one() == 300000
             assert counter.items == 3
@@ -181,9 +187,7 @@ async def test_many_quick_statements_in_a_row_give_the_other_tasks_turns(tmp_pat
         ticker = asyncio.create_task(tick())
         await asyncio.sleep(0)
         async with engines.writer.begin() as connection:
-            raw = await connection.get_raw_connection()
-            counter = CountingQueue(raw.driver_connection._tx)
-            raw.driver_connection._tx = counter
+            counter = await counted(connection)
             before = ticks
             for number in range(3000):
                 await connection.execute(insert, {"name": str(number)})
@@ -191,7 +195,6 @@ async def test_many_quick_statements_in_a_row_give_the_other_tasks_turns(tmp_pat
         ticker.cancel()
         assert counter.items == 0, "every insert ran on the event loop"
         assert during >= 3, f"the other task had {during} turns during 3,000 statements"
-        async with engines.reader.connect() as connection:
-            assert (await connection.execute(text("SELECT count(*) FROM t"))).scalar_one() == 3001
+        assert await rows_in_t(engines) == 3001
     finally:
         await engines.dispose()
