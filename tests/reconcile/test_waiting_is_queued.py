@@ -15,7 +15,11 @@ from tests.support.onboarding import ready_catalogue, wait_for
 from tests.support.server import SAFETY_NETS_AN_HOUR, running_server
 from tests.support.watching import payload, read_events
 
-INSTANT = merge_config(merge_config(DEFAULT_CONFIG, {"simulator": {"speed": "instant"}}), SAFETY_NETS_AN_HOUR)
+#: Failed fabric calls are retried after 0.2 s, doubling (the waiting tests fail one until they
+#: have seen its waiters wait for it).
+INSTANT = merge_config(merge_config(DEFAULT_CONFIG, {"simulator": {"speed": "instant"},
+                                                     "networking": {"retry_backoff_seconds": 0.2}}),
+                       SAFETY_NETS_AN_HOUR)
 #: Far below the safety nets: a waiter still waiting after this was not queued by the change.
 PROMPTLY = 10.0
 
@@ -51,11 +55,18 @@ async def _messages(server, after_revision: str) -> dict[str, list[str]]:
 ], ids=["waiting-for-the-virtual-network", "nat-waiting-for-its-external-ip"])
 async def test_objects_waiting_for_a_default_are_queued_when_it_is_ready(live, operation, waiters, awaited) -> None:
     server, admin = live
-    # Given the first fabric call of one default fails (retried after 1 s), so others wait for it
-    await _fault(admin, operation=operation, times=1)
+    # Given the fabric calls that create one default fail (retried after 0.2 s, doubling), so
+    # others wait for it: until every waiter was seen waiting for it (however slow the machine)
+    fault = await _fault(admin, operation=operation)
     revision = (await admin.request("GET", "/api/private/v1/tenants")).json()["revision"]
     # When the tenant is onboarded
     created = (await admin.request("POST", "/api/fulfillment/v1/tenants", json={"metadata": {"name": "acme"}})).json()
+    for kind in waiters:
+        await wait_for(admin, f"/api/private/v1/{kind}s",
+                       lambda page: page["items"] and page["items"][0].get("status", {}).get("message", "").startswith(
+                           f"waiting for {awaited}"), timeout=PROMPTLY)
+    # And the default's fabric calls work again
+    assert (await admin.request("DELETE", f"/api/private/v1/simulator/faults/{fault}")).status_code == 200
     # Then the waiters, and the tenant waiting for them, are READY long before any safety net
     for kind in waiters:
         await wait_for(admin, f"/api/private/v1/{kind}s",
