@@ -266,9 +266,24 @@ def test_the_provider_catalogue_pages_equal_the_api_and_are_for_provider_admins_
         t["metadata"]["name"] for t in templates]
     expect(admin.locator("nav >> text=Cluster templates")).to_be_visible()
 
+    admin.goto(f"{site.server.url}/admin/compute-instance-templates")
+    compute_templates = private.get(f"{PRIVATE}/compute_instance_templates").json()["items"]
+    assert compute_templates
+    assert [r[:3] for r in cells(admin, "[data-testid=compute-instance-templates] tbody tr[data-object-id]")] == [
+        [t["metadata"]["name"], t.get("title") or "-", t.get("spec_defaults", {}).get("instance_type") or "-"]
+        for t in compute_templates]
+
+    admin.goto(f"{site.server.url}/admin/instance-types")
+    instance_types = private.get(f"{PRIVATE}/instance_types").json()["items"]
+    assert instance_types
+    assert [r[:3] for r in cells(admin, "[data-testid=instance-types] tbody tr[data-object-id]")] == [
+        [t["metadata"]["name"], str(t["spec"].get("cores", 0)), str(t["spec"].get("memory_gib", 0))]
+        for t in instance_types]
+
     tenant = signed_in(browser, site.server, "tenant-admin", "acme", "alice")
     expect(tenant.locator("nav >> text=Tenants")).to_have_count(0)  # not offered
-    for path in ("tenants", "external-ip-pools", "network-classes", "host-types", "cluster-templates"):
+    for path in ("tenants", "external-ip-pools", "network-classes", "host-types", "cluster-templates",
+                 "compute-instance-templates", "instance-types"):
         response = tenant.goto(f"{site.server.url}/admin/{path}")
         assert response is not None and response.status == 404, path
         expect(tenant.locator("[data-testid=error]")).to_have_text(f"no page at /admin/{path}")

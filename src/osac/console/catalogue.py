@@ -1,5 +1,6 @@
 """What the provider admin's catalogue pages show: tenants, external IP pools, network classes,
-host types and cluster templates, each as rows of cells that one template renders.
+host types, cluster templates, compute instance templates and instance types, each as rows of
+cells that one template renders.
 
 Only provider admins see them, who read through the private API: each kind's cells take the
 generic ``Message`` and take it as its private class once, on entry."""
@@ -12,8 +13,10 @@ from dataclasses import dataclass
 from google.protobuf.message import Message
 
 from osac.api.private.v1.cluster_template_type_pb2 import ClusterTemplate
+from osac.api.private.v1.compute_instance_template_type_pb2 import ComputeInstanceTemplate
 from osac.api.private.v1.external_ip_pool_type_pb2 import ExternalIPPool
 from osac.api.private.v1.host_type_type_pb2 import HostType
+from osac.api.private.v1.instance_type_type_pb2 import InstanceType, InstanceTypeState
 from osac.api.private.v1.network_class_type_pb2 import NetworkClass
 from osac.api.private.v1.tenant_type_pb2 import Tenant
 from osac.console.clusters import condition_type_name
@@ -94,6 +97,22 @@ def cluster_template_cells(obj: Message) -> tuple[Cell, ...]:
     return (template.title or "-", node_sets or "-", str(len(template.parameters)), ", ".join(required) or "-")
 
 
+def compute_template_cells(obj: Message) -> tuple[Cell, ...]:
+    template = as_kind(obj, ComputeInstanceTemplate)
+    defaults = template.spec_defaults
+    required = [p.name for p in template.parameters if p.required]
+    return (template.title or "-", defaults.instance_type or "-", defaults.image.source_ref or "-",
+            str(len(template.parameters)), ", ".join(required) or "-")
+
+
+def instance_type_cells(obj: Message) -> tuple[Cell, ...]:
+    spec = as_kind(obj, InstanceType).spec
+    gpu = f"{spec.gpu.count} × {spec.gpu.resource_name}" if spec.gpu.count else "-"
+    state = InstanceTypeState.Name(spec.state).removeprefix("INSTANCE_TYPE_STATE_").capitalize() \
+        if spec.state in InstanceTypeState.values() else str(spec.state)
+    return (str(spec.cores), str(spec.memory_gib), gpu, state, spec.description or "-")
+
+
 VIEWS: dict[str, CatalogueView] = {view.path: view for view in (
     CatalogueView("tenant", "tenants", "Tenants",
                   ("State", "Default networking ready", "Reason", "Message"), tenant_cells, editable=True),
@@ -107,4 +126,8 @@ VIEWS: dict[str, CatalogueView] = {view.path: view for view in (
     CatalogueView("cluster_template", "cluster-templates", "Cluster templates",
                   ("Title", "Node sets", "Parameters", "Required parameters"), cluster_template_cells,
                   editable=True),
+    CatalogueView("compute_instance_template", "compute-instance-templates", "Compute instance templates",
+                  ("Title", "Instance type", "Image", "Parameters", "Required parameters"), compute_template_cells),
+    CatalogueView("instance_type", "instance-types", "Instance types",
+                  ("Cores", "Memory (GiB)", "GPU", "State", "Description"), instance_type_cells),
 )}
