@@ -16,11 +16,11 @@ from osac.api.private.v1.cluster_template_type_pb2 import ClusterTemplate
 from osac.api.private.v1.compute_instance_template_type_pb2 import ComputeInstanceTemplate
 from osac.api.private.v1.external_ip_pool_type_pb2 import ExternalIPPool
 from osac.api.private.v1.host_type_type_pb2 import HostType
-from osac.api.private.v1.instance_type_type_pb2 import InstanceType, InstanceTypeState
+from osac.api.private.v1.instance_type_type_pb2 import InstanceType
 from osac.api.private.v1.network_class_type_pb2 import NetworkClass
 from osac.api.private.v1.tenant_type_pb2 import Tenant
 from osac.console.clusters import condition_type_name
-from osac.console.labels import NETWORK_STATES, Label, state_label
+from osac.console.labels import INSTANCE_TYPE_STATES, NETWORK_STATES, Label, state_label
 from osac.model.shape import as_kind, id_of, metadata_of, status_of
 from osac.services.baremetal.interfaces import is_bare_metal
 from osac.status.clusters import summary
@@ -108,9 +108,8 @@ def compute_template_cells(obj: Message) -> tuple[Cell, ...]:
 def instance_type_cells(obj: Message) -> tuple[Cell, ...]:
     spec = as_kind(obj, InstanceType).spec
     gpu = f"{spec.gpu.count} × {spec.gpu.resource_name}" if spec.gpu.count else "-"
-    state = InstanceTypeState.Name(spec.state).removeprefix("INSTANCE_TYPE_STATE_").capitalize() \
-        if spec.state in InstanceTypeState.values() else str(spec.state)
-    return (str(spec.cores), str(spec.memory_gib), gpu, state, spec.description or "-")
+    return (str(spec.cores), str(spec.memory_gib), gpu, state_label(INSTANCE_TYPE_STATES, spec.state),
+            spec.description or "-")
 
 
 VIEWS: dict[str, CatalogueView] = {view.path: view for view in (

@@ -75,6 +75,13 @@ SUBNET_STATES: dict[int, Label] = {
 #: Virtual networks, security groups and NAT gateways share the subnets' states.
 NETWORK_STATES = SUBNET_STATES
 
+#: An instance type's lifecycle (``spec.state``).
+INSTANCE_TYPE_STATES: dict[int, Label] = {
+    1: Label("Active", "green"),
+    2: Label("Deprecated", "orange"),
+    3: Label("Obsolete", "grey"),
+}
+
 NODE_SET_STATES: dict[int, Label] = {
     1: Label("PROVISIONING", "blue"),
     2: Label("READY", "green"),
