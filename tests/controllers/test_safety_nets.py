@@ -8,19 +8,24 @@ from datetime import timedelta
 import pytest
 
 from osac.controllers.runtime.safety_nets import SafetyNets
+from osac.server.settings import Settings
+
+
+def nets(config: dict[str, object]) -> SafetyNets:
+    return Settings(config=config).controller_safety_nets
 
 
 def test_unset_safety_nets_are_the_documented_defaults() -> None:
-    assert SafetyNets.from_config({}) == SafetyNets.from_config({"controllers": {"shards": 4}}) == SafetyNets(
+    assert nets({}) == nets({"controllers": {"shards": 4}}) == SafetyNets(
         wait=timedelta(seconds=30), compute_resync=timedelta(seconds=30), tenant_recheck=timedelta(seconds=30),
         attachment_recheck=timedelta(minutes=5))
 
 
 def test_each_safety_net_is_set_in_seconds() -> None:
-    nets = SafetyNets.from_config({"controllers": {"safety_nets": {"wait": 5, "compute_resync": 0.5,
-                                                                   "attachment_recheck": 86400}}})
-    assert nets == SafetyNets(wait=timedelta(seconds=5), compute_resync=timedelta(milliseconds=500),
-                              attachment_recheck=timedelta(days=1))
+    configured = nets({"controllers": {"safety_nets": {"wait": 5, "compute_resync": 0.5,
+                                                       "attachment_recheck": 86400}}})
+    assert configured == SafetyNets(wait=timedelta(seconds=5), compute_resync=timedelta(milliseconds=500),
+                                    attachment_recheck=timedelta(days=1))
 
 
 @pytest.mark.parametrize(("section", "message"), [
@@ -34,10 +39,15 @@ def test_each_safety_net_is_set_in_seconds() -> None:
 ])
 def test_a_bad_safety_net_is_refused_naming_it(section: dict[str, object], message: str) -> None:
     with pytest.raises(ValueError) as refused:
-        SafetyNets.from_config({"controllers": {"safety_nets": section}})
+        nets({"controllers": {"safety_nets": section}})
     assert str(refused.value).startswith(message)
 
 
 def test_safety_nets_must_be_a_mapping() -> None:
     with pytest.raises(ValueError, match=r"controllers.safety_nets: \[30\] is not a mapping"):
-        SafetyNets.from_config({"controllers": {"safety_nets": [30]}})
+        nets({"controllers": {"safety_nets": [30]}})
+
+
+def test_the_controllers_section_must_be_a_mapping() -> None:
+    with pytest.raises(ValueError, match=r"controllers: \[30\] is not a mapping"):
+        nets({"controllers": [30]})

@@ -29,7 +29,6 @@ from osac.controllers.networking import metrics as networking_metrics
 from osac.controllers.networking import orphan_sweep
 from osac.controllers.networking.provisioning import NetworkingContext
 from osac.controllers.runtime.manager import ControllerManager, Reconciler
-from osac.controllers.runtime.safety_nets import SafetyNets
 from osac.controllers.workloads import metrics as workload_metrics
 from osac.controllers.workloads.passes import enqueue_notices, follow_provider
 from osac.model import registry
@@ -78,7 +77,7 @@ async def start_controllers(application: Application) -> ControllerManager:
         retry_limit=int(limits.get("provider_retry_limit", 10)),
         cleanup_retry_limit=int(limits.get("cleanup_retry_limit", 10)),
         backoff_base_seconds=float(limits.get("retry_backoff_seconds", 1.0)),
-        safety_nets=SafetyNets.from_config(application.settings.config),
+        safety_nets=application.settings.controller_safety_nets,
     )
     cluster_context = None
     if application.managers.cluster_provider is not None:

@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -15,6 +15,9 @@ from osac.clock import Clock, SystemClock
 from osac.defaults import DEFAULT_GRPC_ADDRESS as DEFAULT_GRPC_ADDRESS
 from osac.defaults import DEFAULT_HTTP_ADDRESS as DEFAULT_HTTP_ADDRESS
 from osac.defaults import default_data_dir as default_data_dir
+
+if TYPE_CHECKING:
+    from osac.controllers.runtime.safety_nets import SafetyNets
 
 DEFAULT_RETENTION = timedelta(hours=72)
 #: How long lifecycle events are kept (api.md §11.13: 30 days).
@@ -129,6 +132,14 @@ class Settings:
         if not isinstance(value, int | float) or isinstance(value, bool) or not 3 <= value <= 600:
             raise ValueError(f"controllers.lease_ttl_seconds: {value!r} is not a number of seconds from 3 to 600")
         return timedelta(seconds=value)
+
+    @property
+    def controller_safety_nets(self) -> SafetyNets:
+        """The controllers' periodic looks that back up change notices
+        (``controllers.safety_nets``, docs/controllers.md "Safety nets")."""
+        from osac.controllers.runtime.safety_nets import SafetyNets
+
+        return SafetyNets.from_section(self._controllers_section().get("safety_nets"))
 
     def _controllers_section(self) -> dict[str, Any]:
         section = self.config.get("controllers") or {}

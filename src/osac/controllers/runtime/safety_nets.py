@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
 
 #: The longest a safety net may be (a day): beyond it a lost change is as good as never seen.
 LONGEST = timedelta(days=1)
@@ -33,12 +32,14 @@ class SafetyNets:
     attachment_recheck: timedelta = timedelta(minutes=5)
 
     @classmethod
-    def from_config(cls, config: Mapping[str, Any]) -> SafetyNets:
-        """``controllers.safety_nets.<name>`` in seconds, for each field of the class.
+    def from_section(cls, section: object) -> SafetyNets:
+        """The ``controllers.safety_nets`` section (None: unset): ``<name>`` in seconds, for each
+        field of the class.
 
-        :raises ValueError: an unknown name, or not a number of seconds above 0 and at most a day.
+        :raises ValueError: not a mapping, an unknown name, or not a number of seconds above 0
+            and at most a day.
         """
-        section = (config.get("controllers") or {}).get("safety_nets") or {}
+        section = section or {}
         if not isinstance(section, Mapping):
             raise ValueError(f"controllers.safety_nets: {section!r} is not a mapping (e.g. {{wait: 30}})")
         names = cls.__dataclass_fields__.keys()
