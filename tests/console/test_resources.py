@@ -266,16 +266,18 @@ def test_the_provider_catalogue_pages_equal_the_api_and_are_for_provider_admins_
         t["metadata"]["name"] for t in templates]
     expect(admin.locator("nav >> text=Cluster templates")).to_be_visible()
 
+    instance_types = private.get(f"{PRIVATE}/instance_types").json()["items"]
+    assert instance_types
+    type_names = {t["id"]: t["metadata"]["name"] for t in instance_types}
     admin.goto(f"{site.server.url}/admin/compute-instance-templates")
     compute_templates = private.get(f"{PRIVATE}/compute_instance_templates").json()["items"]
-    assert compute_templates
+    assert compute_templates and all(t["spec_defaults"]["instance_type"] in type_names for t in compute_templates)
+    # The default instance type by its name, not its id.
     assert [r[:3] for r in cells(admin, "[data-testid=compute-instance-templates] tbody tr[data-object-id]")] == [
-        [t["metadata"]["name"], t.get("title") or "-", t.get("spec_defaults", {}).get("instance_type") or "-"]
+        [t["metadata"]["name"], t.get("title") or "-", type_names[t["spec_defaults"]["instance_type"]]]
         for t in compute_templates]
 
     admin.goto(f"{site.server.url}/admin/instance-types")
-    instance_types = private.get(f"{PRIVATE}/instance_types").json()["items"]
-    assert instance_types
     assert [r[:3] for r in cells(admin, "[data-testid=instance-types] tbody tr[data-object-id]")] == [
         [t["metadata"]["name"], str(t["spec"].get("cores", 0)), str(t["spec"].get("memory_gib", 0))]
         for t in instance_types]

@@ -7,8 +7,8 @@ generic ``Message`` and take it as its private class once, on entry."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from google.protobuf.message import Message
 
@@ -21,6 +21,7 @@ from osac.api.private.v1.network_class_type_pb2 import NetworkClass
 from osac.api.private.v1.tenant_type_pb2 import Tenant
 from osac.console.clusters import condition_type_name
 from osac.console.labels import INSTANCE_TYPE_STATES, NETWORK_STATES, Label, state_label
+from osac.console.networking import Names, referred_name
 from osac.model.shape import as_kind, id_of, metadata_of, status_of
 from osac.services.baremetal.interfaces import is_bare_metal
 from osac.status.clusters import summary
@@ -42,22 +43,24 @@ class CatalogueView:
     path: str  # under /admin/
     title: str
     columns: tuple[str, ...]
-    cells: Callable[[Message], tuple[Cell, ...]]
+    cells: Callable[[Message, Names], tuple[Cell, ...]]
     #: Whether each row opens its edit form (``console/edits/catalogue.py``).
     editable: bool = False
     #: Whether the list offers the create form and each row its delete (there too).
     creatable: bool = False
+    #: The ids each object names, by kind: the page reads their names for ``cells``.
+    refs: Mapping[str, Callable[[Message], Sequence[str]]] = field(default_factory=dict)
 
-    def row(self, obj: Message) -> CatalogueRow:
+    def row(self, obj: Message, names: Names) -> CatalogueRow:
         meta = metadata_of(obj)
-        return CatalogueRow(id_of(obj), meta.name, meta.version, self.cells(obj))
+        return CatalogueRow(id_of(obj), meta.name, meta.version, self.cells(obj, names))
 
 
 def _state(obj: Message) -> Label:
     return state_label(NETWORK_STATES, status_of(obj).state)
 
 
-def tenant_cells(obj: Message) -> tuple[Cell, ...]:
+def tenant_cells(obj: Message, names: Names) -> tuple[Cell, ...]:
     """State, then the DefaultNetworkingReady condition (status, reason, message)."""
     tenant = as_kind(obj, Tenant)
     found = next((c for c in tenant.status.conditions if condition_type_name(c) == "DefaultNetworkingReady"), None)
@@ -66,7 +69,7 @@ def tenant_cells(obj: Message) -> tuple[Cell, ...]:
     return _state(tenant), summary.status_text(found.status), found.reason or "-", found.message or "-"
 
 
-def pool_cells(obj: Message) -> tuple[Cell, ...]:
+def pool_cells(obj: Message, names: Names) -> tuple[Cell, ...]:
     pool = as_kind(obj, ExternalIPPool)
     status = pool.status
     family = {1: "IPv4", 2: "IPv6"}.get(pool.spec.ip_family, str(pool.spec.ip_family))
@@ -74,7 +77,7 @@ def pool_cells(obj: Message) -> tuple[Cell, ...]:
             _state(pool))
 
 
-def network_class_cells(obj: Message) -> tuple[Cell, ...]:
+def network_class_cells(obj: Message, names: Names) -> tuple[Cell, ...]:
     cls = as_kind(obj, NetworkClass)
     supported = cls.capabilities
     capabilities = [text for flag, text in ((supported.supports_ipv4, "IPv4"), (supported.supports_ipv6, "IPv6"),
@@ -84,28 +87,29 @@ def network_class_cells(obj: Message) -> tuple[Cell, ...]:
             cls.spec.defaults.virtual_network_ipv4_cidr or "-", _state(cls))
 
 
-def host_type_cells(obj: Message) -> tuple[Cell, ...]:
+def host_type_cells(obj: Message, names: Names) -> tuple[Cell, ...]:
     host_type = as_kind(obj, HostType)
     interfaces = ", ".join(f"{i.name} ({i.role})" for i in host_type.interfaces)
     return (host_type.title or "-", "bare metal" if is_bare_metal(host_type) else "virtual", interfaces or "-")
 
 
-def cluster_template_cells(obj: Message) -> tuple[Cell, ...]:
+def cluster_template_cells(obj: Message, names: Names) -> tuple[Cell, ...]:
     template = as_kind(obj, ClusterTemplate)
     node_sets = ", ".join(f"{key}: {ns.size} × {ns.host_type}" for key, ns in sorted(template.node_sets.items()))
     required = [p.name for p in template.parameters if p.required]
     return (template.title or "-", node_sets or "-", str(len(template.parameters)), ", ".join(required) or "-")
 
 
-def compute_template_cells(obj: Message) -> tuple[Cell, ...]:
+def compute_template_cells(obj: Message, names: Names) -> tuple[Cell, ...]:
     template = as_kind(obj, ComputeInstanceTemplate)
     defaults = template.spec_defaults
     required = [p.name for p in template.parameters if p.required]
-    return (template.title or "-", defaults.instance_type or "-", defaults.image.source_ref or "-",
+    return (template.title or "-", referred_name(names, "instance_type", defaults.instance_type),
+            defaults.image.source_ref or "-",
             str(len(template.parameters)), ", ".join(required) or "-")
 
 
-def instance_type_cells(obj: Message) -> tuple[Cell, ...]:
+def instance_type_cells(obj: Message, names: Names) -> tuple[Cell, ...]:
     spec = as_kind(obj, InstanceType).spec
     gpu = f"{spec.gpu.count} × {spec.gpu.resource_name}" if spec.gpu.count else "-"
     return (str(spec.cores), str(spec.memory_gib), gpu, state_label(INSTANCE_TYPE_STATES, spec.state),
@@ -126,7 +130,8 @@ VIEWS: dict[str, CatalogueView] = {view.path: view for view in (
                   ("Title", "Node sets", "Parameters", "Required parameters"), cluster_template_cells,
                   editable=True),
     CatalogueView("compute_instance_template", "compute-instance-templates", "Compute instance templates",
-                  ("Title", "Instance type", "Image", "Parameters", "Required parameters"), compute_template_cells),
+                  ("Title", "Instance type", "Image", "Parameters", "Required parameters"), compute_template_cells,
+                  refs={"instance_type": lambda o: [as_kind(o, ComputeInstanceTemplate).spec_defaults.instance_type]}),
     CatalogueView("instance_type", "instance-types", "Instance types",
                   ("Cores", "Memory (GiB)", "GPU", "State", "Description"), instance_type_cells),
 )}

@@ -145,7 +145,9 @@ def _base(obj: Message, cells: Sequence[Cell], states: dict[int, Label], details
                   state_label(states, status.state), status.message, tuple(details))
 
 
-def _name(names: Names, kind: str, object_id: str) -> str:
+def referred_name(names: Names, kind: str, object_id: str) -> str:
+    """The name of the ``kind`` object ``object_id`` names (its id when it is not visible, ``-``
+    when unset)."""
     return names.get(kind, {}).get(object_id, object_id) or "-"
 
 
@@ -155,14 +157,14 @@ def _name(names: Names, kind: str, object_id: str) -> str:
 def virtual_network_row(obj: Message, names: Names) -> NetRow:
     vn = as_kind(obj, VirtualNetwork)
     spec = vn.spec
-    return _base(vn, [_name(names, "network_class", spec.network_class), _cidrs(spec)], NETWORK_STATES)
+    return _base(vn, [referred_name(names, "network_class", spec.network_class), _cidrs(spec)], NETWORK_STATES)
 
 
 def subnet_row(obj: Message, names: Names) -> NetRow:
     subnet = as_kind(obj, Subnet)
     spec = subnet.spec
     status = subnet.status
-    return _base(subnet, [_name(names, "virtual_network", spec.virtual_network), _cidrs(spec), status.gateway or "-",
+    return _base(subnet, [referred_name(names, "virtual_network", spec.virtual_network), _cidrs(spec), status.gateway or "-",
                           status.vip_range or "-", str(status.available_addresses) if status.state else "-"],
                  SUBNET_STATES)
 
@@ -191,7 +193,7 @@ def security_group_row(obj: Message, names: Names) -> NetRow:
     group = as_kind(obj, SecurityGroup)
     spec = group.spec
     rules = [rule_text(r, "Inbound") for r in spec.ingress] + [rule_text(r, "Outbound") for r in spec.egress]
-    return _base(group, [_name(names, "virtual_network", spec.virtual_network), str(len(spec.ingress)),
+    return _base(group, [referred_name(names, "virtual_network", spec.virtual_network), str(len(spec.ingress)),
                          str(len(spec.egress))], NETWORK_STATES, rules)
 
 
@@ -200,14 +202,14 @@ def external_ip_row(obj: Message, names: Names) -> NetRow:
     status = address.status
     pool = status.pool or address.spec.pool
     attached = names.get("attached", {}).get(address.id, "-")
-    return _base(address, [status.address or "-", _name(names, "external_ip_pool", pool), attached], EXTERNAL_IP_STATES)
+    return _base(address, [status.address or "-", referred_name(names, "external_ip_pool", pool), attached], EXTERNAL_IP_STATES)
 
 
 def nat_gateway_row(obj: Message, names: Names) -> NetRow:
     gateway = as_kind(obj, NATGateway)
     spec = gateway.spec
-    return _base(gateway, [_name(names, "virtual_network", spec.virtual_network),
-                           _name(names, "external_ip", spec.external_ip)], NETWORK_STATES)
+    return _base(gateway, [referred_name(names, "virtual_network", spec.virtual_network),
+                           referred_name(names, "external_ip", spec.external_ip)], NETWORK_STATES)
 
 
 EXTERNAL_IP_ALLOCATED = 2

@@ -11,7 +11,7 @@ a new object, as the private class.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
@@ -288,10 +288,15 @@ def _network_view(visit: Visit) -> networking.NetworkView:
     return view
 
 
+async def _referred_names(visit: Visit, refs: Mapping[str, Callable[[Message], Sequence[str]]],
+                          items: list[Message]) -> dict[str, dict[str, str]]:
+    """The names of the objects ``items`` name (``refs``: the ids each names, by kind)."""
+    return {kind: await visit.reads.names(kind, [i for item in items for i in ids_of(item)])
+            for kind, ids_of in refs.items()}
+
+
 async def _network_names(visit: Visit, view: networking.NetworkView, items: list[Message]) -> networking.Names:
-    names: dict[str, dict[str, str]] = {}
-    for kind, ids_of in view.refs.items():
-        names[kind] = await visit.reads.names(kind, [i for item in items for i in ids_of(item)])
+    names = await _referred_names(visit, view.refs, items)
     if view.kind == "external_ip":
         names["attached"] = await _attached_to(visit, {id_of(item) for item in items})
     return names
@@ -723,7 +728,8 @@ async def catalogue_page(visit: Visit, view: catalogue.CatalogueView) -> Respons
     if not visit.is_admin:
         raise NotFound(f"no page at {visit.request.url.path}")
     listing = await visit.reads.all(view.kind)
-    return visit.page("catalogue.html", title=view.title, view=view, rows=[view.row(o) for o in listing.items],
+    names = await _referred_names(visit, view.refs, listing.items)
+    return visit.page("catalogue.html", title=view.title, view=view, rows=[view.row(o, names) for o in listing.items],
                       total=listing.total, revision=listing.revision, live_kinds=(view.kind,),
                       editable=view.editable, creatable=view.creatable, notice=visit.request.query_params.get("notice"))
 
