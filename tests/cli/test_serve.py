@@ -33,10 +33,9 @@ class ServeProcess:
             "--data-dir", str(data_dir), "--grpc-address", "127.0.0.1:0", "--http-address", "127.0.0.1:0",
             "--no-controllers", *extra,
         ]
-        self.process = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-        )
+        # no preexec_fn: Python code in a forked child of this multi-threaded process (gRPC's threads
+        # of earlier tests) can abort before the exec; the server sets its own SIGINT handler
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.lines: queue.Queue[str] = queue.Queue()
         self.log: list[str] = []
         self.reader = threading.Thread(target=self._read, daemon=True)

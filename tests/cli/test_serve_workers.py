@@ -4,6 +4,7 @@ PostgreSQL database, sharing the ports (workers) or splitting the roles (API, co
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import signal
@@ -22,7 +23,7 @@ from osac.clock import FakeClock
 from osac.controllers.runtime.shards import DEFAULT_SHARDS, SHARD_PREFIX
 from osac.server.settings import Settings
 from osac.store.engine import sync_url
-from tests.support.server_process import ServerProcess, catalogue_ready, get_json
+from tests.support.server_process import ServerProcess, catalogue_ready, free_port, get_json
 
 from .test_serve import ServeProcess
 
@@ -124,8 +125,7 @@ async def test_api_and_controller_processes_split_the_roles(new_pg_database: str
     and serves only /healthz and /metrics."""
     api = ServerProcess(tmp_path / "data", new_pg_database, controllers=False)
     await api.start()
-    port = api.base_url.rsplit(":", 1)[1]
-    controllers_address = f"127.0.0.1:{int(port) + 1 if int(port) < 65000 else int(port) - 1}"
+    controllers_address = f"127.0.0.1:{free_port()}"
     controllers = await _start_controllers(tmp_path, new_pg_database, controllers_address)
     try:
         async with httpx.AsyncClient(base_url=f"http://{controllers_address}") as http:
@@ -152,11 +152,15 @@ async def _start_controllers(tmp_path: Path, db_url: str, http_address: str) -> 
         sys.executable, "-c", "from osac.cli.main import app; app()", "controllers", "--data-dir",
         str(tmp_path / "data"), "--db-url", db_url, "--http-address", http_address, "--simulator-speed", "instant",
     ], stdout=log, stderr=subprocess.STDOUT)
-    async with asyncio.timeout(60), httpx.AsyncClient(base_url=f"http://{http_address}") as http:
-        while True:
-            try:
-                if (await http.get("/healthz")).status_code == 200:
-                    return process
-            except httpx.TransportError:
-                pass
-            await asyncio.sleep(0.1)
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(60), httpx.AsyncClient(base_url=f"http://{http_address}") as http:
+            while process.poll() is None:
+                try:
+                    if (await http.get("/healthz")).status_code == 200:
+                        return process
+                except httpx.TransportError:
+                    pass
+                await asyncio.sleep(0.1)
+    process.kill()
+    raise AssertionError(f"osac controllers did not answer /healthz (exit code {process.wait()}):\n"
+                         f"{(tmp_path / 'controllers.log').read_text()[-3000:]}")
