@@ -172,3 +172,31 @@ async def test_streams_that_only_choose_kinds_are_served_from_the_shared_window(
         streams[0].cancel()
     assert seen == [("virtual_network", 1, vn, {}), ("virtual_network", 2, vn, {"seen": "yes"}),
                     ("virtual_network", 2, vn, {"seen": "again"})]
+
+
+async def test_an_event_is_encoded_once_for_every_stream_of_the_shared_window(server) -> None:
+    """Streams of one API and one encoding share what is sent: the event's gRPC response is
+    serialised once however many streams send it (EventsService.watch's ``encode``), a stream
+    with a filter of its own encodes for itself, and every stream gets its own tenant's view."""
+    await _tenant(server)
+    caller = await server.app.authenticator.caller(f"Bearer {server.token(Role.TENANT_ADMIN, ('acme',))}", private=False)
+    encoded: list[int] = []
+
+    def encode(event) -> tuple[int, str]:
+        encoded.append(event.revision)
+        return event.revision, event.WhichOneof("payload")
+
+    shared = [await server.app.events.watch(caller, "", 0, encode) for _ in range(5)]
+    own = await server.app.events.watch(caller, "event.virtual_network.metadata.name == 'vn-0'", 0, encode)
+    firsts = [asyncio.ensure_future(anext(stream)) for stream in [*shared, own]]
+    await asyncio.sleep(0.2)  # every stream is waiting for the next commit
+    await _make_networks(server.rest(server.token(Role.TENANT_ADMIN, ("acme",))), 1)
+    async with asyncio.timeout(10):
+        sent = [await first for first in firsts]
+    for stream in [*shared, own]:
+        await stream.aclose()
+
+    revision = sent[0][0]
+    assert sent == [(revision, "virtual_network")] * 6
+    assert all(item is sent[0] for item in sent[:5])  # one object for the five shared streams
+    assert encoded == [revision, revision]  # once for them, once for the stream of its own filter

@@ -19,6 +19,7 @@ from bench import (
     list_order,
     onboarding,
     pass_cost,
+    stream_floor,
     vm_fleet,
     watch_latency,
 )
@@ -163,3 +164,9 @@ async def test_bmaas_success(db: str) -> None:
     assert 0 < row["p50_s"] <= row["p95_s"] <= row["max_s"]
     assert 0 <= row["attach_max_s"] <= 120 and row["net_success_pct"] == 100
     assert row["metric_p95_le_s"] >= row["p95_s"]
+
+
+def test_stream_floor() -> None:
+    row = stream_floor.benchmark(streams=3, messages=5, size=10, gap=0.01)
+    assert row["sent"] == row["received"] == 15
+    assert row["server_cpu_s"] > 0 and row["us_per_message"] > 0

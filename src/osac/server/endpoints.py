@@ -131,10 +131,16 @@ class EventEndpoints:
     def __init__(self, service: EventsService, private: bool) -> None:
         self.service = service
         self.private = private
+        response = response_class(private, "Events", "Watch")
 
-    async def Watch(self, caller: Caller, request: Message) -> AsyncIterator[Message]:
-        response = response_class(self.private, "Events", "Watch")
+        def encode(event: Message) -> bytes:
+            return shapes.new_with_event(response, event).SerializeToString()
+
+        #: One function for the endpoint's life: each event's response is serialised once for
+        #: every stream the shared window serves (EventsService.watch).
+        self._encode = encode
+
+    async def Watch(self, caller: Caller, request: Message) -> AsyncIterator[bytes]:
+        """The stream of serialised responses (checked before it is returned)."""
         watch = cast(shapes.WatchRequest, request)
-        stream = await self.service.watch(caller, watch.filter, watch.after_revision)
-        async for event in stream:
-            yield shapes.new_with_event(response, event)
+        return await self.service.watch(caller, watch.filter, watch.after_revision, self._encode)

@@ -62,7 +62,7 @@ def service_handler(
         if method.server_streaming:
             handlers[method.name] = grpc.unary_stream_rpc_method_handler(
                 _streaming(function, authenticator, private, anonymous, request_cls, stall_seconds),
-                response_serializer=response_cls.SerializeToString,
+                response_serializer=_serialized(response_cls),
             )
         else:
             handlers[method.name] = grpc.unary_unary_rpc_method_handler(
@@ -107,8 +107,45 @@ def _unary(
     return handle
 
 
+def _serialized(response_cls: type[Message]) -> Callable[[bytes | Message], bytes]:
+    """A stream's serializer: its endpoint may send a response already serialised (a watch
+    event's, made once for every stream that sends it)."""
+    serialize = response_cls.SerializeToString
+
+    def serialized(item: bytes | Message) -> bytes:
+        return item if isinstance(item, bytes) else serialize(item)
+
+    return serialized
+
+
 class _Stalled(Exception):
     """The client of a stream read nothing for the stall limit."""
+
+
+class _StallWatch:
+    """Cancels its task when one write has waited ``seconds``: one timer per stream that looks
+    at the write under way, not a timeout made and cancelled for every message."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.loop = asyncio.get_running_loop()
+        self.task = asyncio.current_task()
+        #: When the write under way began (``loop.time()``), None between writes.
+        self.writing_since: float | None = None
+        self.stalled = False
+        self._timer = self.loop.call_later(seconds, self._look)
+
+    def _look(self) -> None:
+        since, now = self.writing_since, self.loop.time()
+        if since is not None and now - since >= self.seconds:
+            self.stalled = True
+            assert self.task is not None
+            self.task.cancel()
+            return
+        self._timer = self.loop.call_later(self.seconds if since is None else since + self.seconds - now, self._look)
+
+    def close(self) -> None:
+        self._timer.cancel()
 
 
 def _streaming(
@@ -118,22 +155,30 @@ def _streaming(
     """A server-streaming method whose client must keep reading: a message that waits longer
     than ``stall_seconds`` for the client's flow-control window ends the stream with
     RESOURCE_EXHAUSTED, so a client that stopped reading holds no more than HTTP/2's window and
-    one message (docs/watch.md "Memory")."""
+    one message (docs/watch.md "Memory"). The endpoint is a coroutine that checks the request
+    and returns the stream of its responses."""
 
     async def handle(data: bytes, context: grpc.aio.ServicerContext) -> None:
         try:
             caller = None if anonymous else await authenticator.caller(
                 _metadata(context, "authorization"), private=private
             )
-            stream = function(caller, decode(request_cls, data))
+            stream = await function(caller, decode(request_cls, data))
+            watch = _StallWatch(stall_seconds)
+            loop = watch.loop
             try:
                 async for item in stream:
-                    try:
-                        async with asyncio.timeout(stall_seconds):
-                            await context.write(item)
-                    except TimeoutError:
-                        raise _Stalled from None
+                    watch.writing_since = loop.time()
+                    await context.write(item)
+                    watch.writing_since = None
+            except asyncio.CancelledError:
+                if not watch.stalled:
+                    raise
+                assert watch.task is not None
+                watch.task.uncancel()
+                raise _Stalled from None
             finally:
+                watch.close()
                 await stream.aclose()
         except _Stalled:
             log.warning("a stream client read nothing for %gs; ending its stream", stall_seconds)

@@ -7,6 +7,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from google.protobuf.message import Message
 from prometheus_client import CONTENT_TYPE_LATEST, disable_created_metrics, generate_latest
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -106,6 +107,11 @@ def operations_routes(application: Application) -> list[BaseRoute]:
     return [Route("/healthz", healthz, methods=["GET"]), Route("/metrics", metrics, methods=["GET"])]
 
 
+def watch_line(event: Message) -> bytes:
+    """A watch stream's NDJSON line of one event (made once per event for every stream)."""
+    return (json.dumps({"result": {"event": message_json(event)}}) + "\n").encode()
+
+
 def build_operations_app(application: Application) -> Starlette:
     """The HTTP app of a process that serves no API (``osac controllers``): health and metrics."""
     return Starlette(routes=operations_routes(application), middleware=[Middleware(InternalErrors)])
@@ -133,14 +139,14 @@ def build_http_app(application: Application) -> Starlette:
             request_class = private_events.EventsWatchRequest if private else public_events.EventsWatchRequest
             watch_request = request_class(filter=filter_text, after_revision=after_revision)
             limits.check_request(watch_request)
-            stream = await application.events.watch(caller, filter_text, after_revision)
+            stream = await application.events.watch(caller, filter_text, after_revision, watch_line)
         except ServiceError as error:
             return error_response(error)
 
         async def lines() -> AsyncIterator[bytes]:
             try:
-                async for event in stream:
-                    yield (json.dumps({"result": {"event": message_json(event)}}) + "\n").encode()
+                async for line in stream:
+                    yield line
             except Exception as error:
                 # The 200 and its headers are sent: the failure can only be the stream's last line
                 # (the InternalErrors middleware could not answer any more).

@@ -1,7 +1,7 @@
 """A shared window over the newest outbox events, so that many watch streams of one process
 read the outbox once per commit instead of once per stream (api.md §7.2 fan-out).
 
-``refresh()`` reads the events after the window's cursor in one query, serialised by a lock (the
+``refresh()`` reads the events after the window's cursor in one query, one read at a time (the
 first stream that needs newer events reads them for everybody). Because revisions are assigned
 in commit order, the window holds every revision between ``floor`` and ``cursor``: a stream
 whose position is inside it can be served from memory without a gap.
@@ -45,18 +45,34 @@ class RecentEvents:
         #: Every revision <= cursor that exists has been read; -1 until the first refresh.
         self.cursor = -1
         self.floor = -1
-        self._lock = asyncio.Lock()
+        #: The read under way, shared by every stream that needs it.
+        self._reading: asyncio.Task[None] | None = None
         self._refreshed_at = 0.0
         #: Decoded forms shared by streams: revision -> {form: value}.
         self._decoded: dict[int, dict[Any, Any]] = {}
 
+    def _fresh(self) -> bool:
+        return self.cursor >= 0 and self.cursor >= self.wakeup.latest and (
+            time.monotonic() - self._refreshed_at < self.poll_interval
+        )
+
     async def refresh(self) -> None:
-        """Read what was committed after ``cursor`` (at most once per wake-up or poll interval)."""
-        async with self._lock:
-            if self.cursor >= 0 and self.cursor >= self.wakeup.latest and (
-                time.monotonic() - self._refreshed_at < self.poll_interval
-            ):
+        """Read what was committed after ``cursor`` (at most once per wake-up or poll interval).
+        The streams woken by one commit share one read: those that find it under way wait for
+        its end together, not one after the other (a lock would hand itself on one stream per
+        turn of the event loop)."""
+        if self._fresh():
+            return
+        if self._reading is not None:
+            await asyncio.shield(self._reading)
+            if self._fresh():
                 return
+        if self._reading is None:
+            self._reading = asyncio.get_running_loop().create_task(self._read())
+        await asyncio.shield(self._reading)
+
+    async def _read(self) -> None:
+        try:
             async with self.store.read() as tx:
                 if self.cursor < 0:
                     self.cursor = self.floor = await tx.revision()
@@ -71,6 +87,8 @@ class RecentEvents:
                     if len(batch) < 1000:
                         break
             self._refreshed_at = time.monotonic()
+        finally:
+            self._reading = None
 
     def _append(self, event: outbox.StoredEvent) -> None:
         size = len(json.dumps(event.data, separators=(",", ":")))

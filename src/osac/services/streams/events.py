@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from typing import TypeVar, overload
 
 from google.protobuf.message import Message
 from sqlalchemy import ColumnElement
@@ -36,6 +37,9 @@ BATCH_BYTES = 1024 * 1024
 
 #: The Event class of the API called (the private one is a superset of the public one).
 EventClass = type[private_event.Event] | type[public_event.Event]
+
+#: What a stream sends for one event (the gRPC response's bytes, the REST stream's line).
+Sent = TypeVar("Sent")
 
 
 @dataclass(frozen=True)
@@ -84,10 +88,25 @@ class EventsService:
                 raise InvalidArgument(str(error)) from error
         return conditions
 
+    @overload
     async def watch(self, caller: Caller, expression: str = "", after_revision: int = 0) -> AsyncIterator[Message]:
+        ...
+
+    @overload
+    async def watch(
+        self, caller: Caller, expression: str, after_revision: int, encode: Callable[[Message], Sent]
+    ) -> AsyncIterator[Sent]:
+        ...
+
+    async def watch(
+        self, caller: Caller, expression: str = "", after_revision: int = 0,
+        encode: Callable[[Message], object] | None = None,
+    ) -> AsyncIterator[object]:
         """Check the request (raising at once on a bad filter, an expired revision, a caller
         without access), then return the stream: the replay after ``after_revision`` (0: live
-        only) followed by live events."""
+        only) followed by live events, each as ``encode`` makes it of the Event message. An event
+        in the shared window is encoded once per API and ``encode`` for every stream that sends
+        it, so ``encode`` must be one function kept by its caller, not one made per stream."""
         access.authorize(caller, "event", access.policy.Method.WATCH)
         if after_revision < 0:
             raise InvalidArgument(f"after_revision: must be >= 0, got {after_revision}")
@@ -109,13 +128,13 @@ class EventsService:
         if expression and expression.strip():
             kinds = filters.payload_kinds(expression, self._root(caller.private))
             if kinds is None:
-                return self._follow(caller, conditions, cursor, live_from)
-        return self._fan_out(caller, conditions, cursor, live_from, kinds)
+                return self._follow(caller, conditions, cursor, live_from, encode)
+        return self._fan_out(caller, conditions, cursor, live_from, kinds, encode)
 
     async def _fan_out(
         self, caller: Caller, conditions: list[ColumnElement[bool]], cursor: int, live_from: int,
-        kinds: frozenset[str] | None = None,
-    ) -> AsyncIterator[Message]:
+        kinds: frozenset[str] | None, encode: Callable[[Message], object] | None,
+    ) -> AsyncIterator[object]:
         """Streams without a filter, or whose filter only chooses payload kinds
         (``has(event.cluster)``): served from the shared window (one outbox read per commit for
         all of them), with visibility and kinds applied in memory; a replay older than the window
@@ -123,6 +142,14 @@ class EventsService:
         event_class = self.event_class(caller.private)
         visible = self._visibility(caller, kinds)
         recent = self.recent
+        private = caller.private
+        form = private if encode is None else (private, encode)
+
+        def build(stored: outbox.StoredEvent) -> Callable[[], object]:
+            if encode is None:
+                return lambda: self._event(event_class, stored, private)
+            return lambda: encode(recent.decoded(stored, private, lambda: self._event(event_class, stored, private)))
+
         while True:
             await recent.refresh()
             if not recent.covers(cursor):
@@ -132,7 +159,7 @@ class EventsService:
                     )
                     newest = await tx.revision()
                 for stored in batch:
-                    yield self._shared_event(event_class, stored, caller.private)
+                    yield recent.decoded(stored, form, build(stored))
                     cursor = stored.revision
                 if not more:
                     cursor = max(cursor, newest)
@@ -140,7 +167,7 @@ class EventsService:
             upto, batch = recent.cursor, recent.after(cursor)  # one consistent view (no await between)
             for stored in batch:
                 if visible(stored):
-                    yield self._shared_event(event_class, stored, caller.private)
+                    yield recent.decoded(stored, form, build(stored))
                 cursor = stored.revision
             cursor = max(cursor, upto)
             if recent.cursor - cursor > self.options.buffer and cursor >= live_from:
@@ -166,19 +193,18 @@ class EventsService:
 
         return visible
 
-    def _shared_event(self, event_class: EventClass, stored: outbox.StoredEvent, private: bool) -> Message:
-        return self.recent.decoded(stored, private, lambda: self._event(event_class, stored, private))
-
     async def _follow(
-        self, caller: Caller, conditions: list[ColumnElement[bool]], cursor: int, live_from: int
-    ) -> AsyncIterator[Message]:
+        self, caller: Caller, conditions: list[ColumnElement[bool]], cursor: int, live_from: int,
+        encode: Callable[[Message], object] | None,
+    ) -> AsyncIterator[object]:
         event_class = self.event_class(caller.private)
         while True:
             async with self.store.read() as tx:
                 batch, more = await outbox.replay_batch(tx, cursor, *conditions, limit=BATCH, max_bytes=BATCH_BYTES)
                 newest = await tx.revision()
             for stored in batch:
-                yield self._event(event_class, stored, caller.private)
+                event = self._event(event_class, stored, caller.private)
+                yield event if encode is None else encode(event)
                 cursor = stored.revision
             if not more:
                 # Everything matching up to ``newest`` (same snapshot) was delivered: skip ahead
