@@ -42,7 +42,7 @@ def test_forms_are_shared_only_for_events_in_the_window() -> None:
     built: list[int] = []
 
     def form(event: StoredEvent) -> object:
-        return recent.decoded(event, "public", lambda: built.append(event.revision) or object())
+        return recent.decoded(event, "public", lambda stored: built.append(stored.revision) or object())
 
     inside, replayed = _event(103, 10), _event(42, 10)  # 42: a replay from before the window
     assert form(inside) is form(inside)

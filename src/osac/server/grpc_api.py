@@ -129,7 +129,9 @@ class _StallWatch:
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
         self.loop = asyncio.get_running_loop()
-        self.task = asyncio.current_task()
+        task = asyncio.current_task()
+        assert task is not None  # made by the stream's handler, inside its task
+        self.task = task
         #: When the write under way began (``loop.time()``), None between writes.
         self.writing_since: float | None = None
         self.stalled = False
@@ -139,7 +141,6 @@ class _StallWatch:
         since, now = self.writing_since, self.loop.time()
         if since is not None and now - since >= self.seconds:
             self.stalled = True
-            assert self.task is not None
             self.task.cancel()
             return
         self._timer = self.loop.call_later(self.seconds if since is None else since + self.seconds - now, self._look)
@@ -174,7 +175,6 @@ def _streaming(
             except asyncio.CancelledError:
                 if not watch.stalled:
                     raise
-                assert watch.task is not None
                 watch.task.uncancel()
                 raise _Stalled from None
             finally:

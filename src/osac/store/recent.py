@@ -124,13 +124,13 @@ class RecentEvents:
         no await in between, to know where the answer ends)."""
         return self._events[bisect.bisect_right(self._revisions, position):]
 
-    def decoded(self, event: outbox.StoredEvent, form: Any, build: Callable[[], Any]) -> Any:
-        """``build()`` once per (event, form) while the event is in the window: streams of the
-        same shape share one message. An older event (a replay from before the window) is built
-        for its caller alone, so the forms kept never outlive the window's trimming."""
+    def decoded(self, event: outbox.StoredEvent, form: Any, build: Callable[[outbox.StoredEvent], Any]) -> Any:
+        """``build(event)`` once per (event, form) while the event is in the window: streams of
+        the same shape share one message. An older event (a replay from before the window) is
+        built for its caller alone, so the forms kept never outlive the window's trimming."""
         if not self.covers(event.revision - 1) or event.revision > self.cursor:
-            return build()
+            return build(event)
         forms = self._decoded.setdefault(event.revision, {})
         if form not in forms:
-            forms[form] = build()
+            forms[form] = build(event)
         return forms[form]

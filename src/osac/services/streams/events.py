@@ -143,12 +143,17 @@ class EventsService:
         visible = self._visibility(caller, kinds)
         recent = self.recent
         private = caller.private
-        form = private if encode is None else (private, encode)
 
-        def build(stored: outbox.StoredEvent) -> Callable[[], object]:
-            if encode is None:
-                return lambda: self._event(event_class, stored, private)
-            return lambda: encode(recent.decoded(stored, private, lambda: self._event(event_class, stored, private)))
+        def event_of(stored: outbox.StoredEvent) -> Message:
+            return self._event(event_class, stored, private)
+
+        def sent_of(stored: outbox.StoredEvent) -> object:
+            assert encode is not None
+            return encode(recent.decoded(stored, private, event_of))
+
+        # Made once per stream: what the window keeps per event is the Event of this shape, and
+        # beside it what ``encode`` made of that Event.
+        form, build = (private, event_of) if encode is None else ((private, encode), sent_of)
 
         while True:
             await recent.refresh()
@@ -159,7 +164,7 @@ class EventsService:
                     )
                     newest = await tx.revision()
                 for stored in batch:
-                    yield recent.decoded(stored, form, build(stored))
+                    yield recent.decoded(stored, form, build)
                     cursor = stored.revision
                 if not more:
                     cursor = max(cursor, newest)
@@ -167,7 +172,7 @@ class EventsService:
             upto, batch = recent.cursor, recent.after(cursor)  # one consistent view (no await between)
             for stored in batch:
                 if visible(stored):
-                    yield recent.decoded(stored, form, build(stored))
+                    yield recent.decoded(stored, form, build)
                 cursor = stored.revision
             cursor = max(cursor, upto)
             if recent.cursor - cursor > self.options.buffer and cursor >= live_from:
