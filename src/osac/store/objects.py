@@ -28,7 +28,7 @@ from osac.clock import Clock
 from osac.filters import Encoding, Source, json_dialect
 from osac.model.kinds import Kind
 from osac.model.shape import id_of, metadata_of, name_or_id
-from osac.store import statements
+from osac.store import direct, statements
 from osac.store.codec import from_storage, to_storage
 from osac.store.decoded import Decoded
 from osac.store.engine import Engines
@@ -125,11 +125,15 @@ class Tx:
     # -- reads ---------------------------------------------------------------------------------
 
     async def get(self, kind: Kind, object_id: str, tenants: Tenants = None) -> Message | None:
-        query = statements.data_by_id(kind.name, tenants is not None)
         params: dict[str, Any] = {"object_id": object_id}
-        if tenants is not None:
-            params["tenants"] = sorted(tenants)
-        row = (await self.conn.execute(query, params)).first()
+        if tenants is not None and not tenants:
+            return None  # in no tenant
+        if tenants is None:
+            query = statements.data_by_id(kind.name, 0)
+        else:
+            query = statements.data_by_id(kind.name, len(tenants))
+            params.update(statements.tenant_parameters(tenants))
+        row = (await direct.execute(self.conn, query, params)).first()
         return None if row is None else self._parse(row[0], kind.private_class())
 
     async def find(
@@ -175,8 +179,8 @@ class Tx:
     async def is_deleting(self, kind: Kind, name: str, tenant: str) -> bool | None:
         """Whether the live object of ``kind`` named ``name`` in ``tenant`` is being deleted;
         None when there is none. One column of one row: no object is read."""
-        rows = (await self.conn.execute(statements.deletion_by_name(kind.name),
-                                        {"name": name, "tenant": tenant})).all()
+        rows = (await direct.execute(self.conn, statements.deletion_by_name(kind.name),
+                                     {"name": name, "tenant": tenant})).all()
         return None if not rows else rows[0][0] is not None
 
     async def existing(self, kind: Kind, object_ids: Iterable[str]) -> set[str]:
@@ -238,7 +242,7 @@ class Tx:
 
     async def revision(self) -> int:
         """The newest revision this transaction can see."""
-        return int((await self.conn.execute(statements.REVISION)).scalar_one())
+        return int((await direct.execute(self.conn, statements.REVISION, {})).scalar_one())
 
     @staticmethod
     def _tenancy(table: Table, tenants: Tenants) -> list[ColumnElement[bool]]:
@@ -252,7 +256,7 @@ class Tx:
         """Store a new object (id, metadata and version already set by the caller)."""
         data = to_storage(message)
         try:
-            await self.conn.execute(statements.insert_object(kind.name), self._columns(data))
+            await direct.execute(self.conn, statements.insert_object(kind.name), self._columns(data))
         except IntegrityError as error:
             raise AlreadyExists(
                 f"{kind.message} named '{metadata_of(message).name}' already exists in tenant "
@@ -274,7 +278,8 @@ class Tx:
         data = to_storage(message)
         if meta.HasField("deletion_timestamp") and not list(getattr(meta, "finalizers", [])):
             return await self._archive(kind, message, data, based_on_version)
-        result = await self.conn.execute(
+        result = await direct.execute(
+            self.conn,
             statements.replace_object(kind.name),
             {**self._columns(data), "object_id": data["id"], "based_on": based_on_version},
         )
@@ -292,27 +297,27 @@ class Tx:
         Raises ``Conflict`` when the object changed since ``message`` was read.
         """
         version = metadata_of(message).version
-        result = await self.conn.execute(
-            statements.hold_object(kind.name), {"object_id": id_of(message), "based_on": version}
+        result = await direct.execute(
+            self.conn, statements.hold_object(kind.name), {"object_id": id_of(message), "based_on": version}
         )
         if result.rowcount != 1:
             await self._conflict(kind, message, version)
 
     async def _archive(self, kind: Kind, message: Message, data: dict[str, Any], based_on: int) -> Written:
-        result = await self.conn.execute(
-            statements.delete_object(kind.name), {"object_id": data["id"], "based_on": based_on}
+        result = await direct.execute(
+            self.conn, statements.delete_object(kind.name), {"object_id": data["id"], "based_on": based_on}
         )
         if result.rowcount != 1:
             await self._conflict(kind, message, based_on)
-        await self.conn.execute(
-            statements.insert_archived(kind.name), {**self._columns(data), "archived_at": self.clock.now()}
+        await direct.execute(
+            self.conn, statements.insert_archived(kind.name), {**self._columns(data), "archived_at": self.clock.now()}
         )
         event = self.emit(EVENT_DELETED, kind, data)
         return Written(message, event, archived=True)
 
     async def _conflict(self, kind: Kind, message: Message, based_on: int) -> None:
         stored = (
-            await self.conn.execute(statements.version_by_id(kind.name), {"object_id": id_of(message)})
+            await direct.execute(self.conn, statements.version_by_id(kind.name), {"object_id": id_of(message)})
         ).scalar_one_or_none()
         raise Conflict(kind.message, f"'{name_or_id(message)}'", -1 if stored is None else stored, based_on)
 
@@ -341,11 +346,11 @@ class Tx:
             event = events[0]
             row = _event_row(event)
             del row["revision"]
-            event.revision = int((await self.conn.execute(statements.append_one_event(), row)).scalar_one())
+            event.revision = int((await direct.execute(self.conn, statements.append_one_event(), row)).scalar_one())
             self.last_revision = event.revision
             return
         advance = statements.advance_revision(notify=postgresql)
-        last = int((await self.conn.execute(advance, {"count": len(events)})).scalar_one())
+        last = int((await direct.execute(self.conn, advance, {"count": len(events)})).scalar_one())
         for revision, event in enumerate(events, start=last - len(events) + 1):
             event.revision = revision
         await self.conn.execute(statements.INSERT_EVENTS, [_event_row(event) for event in events])

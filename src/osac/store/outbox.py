@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, String, case, cast, delete, func, select, update
 
-from osac.store import schema, statements
+from osac.store import direct, schema, statements
 from osac.store.errors import RevisionExpired
 from osac.store.objects import Store, Tx
 from osac.store.wakeup import Wakeup
@@ -29,7 +29,7 @@ class StoredEvent:
 
 async def events_after(tx: Tx, revision: int, limit: int = 500) -> list[StoredEvent]:
     """The events after ``revision``, oldest first, at most ``limit`` (a statement built once)."""
-    rows = await tx.conn.execute(statements.EVENTS_AFTER, {"revision": revision, "limit": limit})
+    rows = await direct.execute(tx.conn, statements.EVENTS_AFTER, {"revision": revision, "limit": limit})
     return [StoredEvent(*row) for row in rows]
 
 
@@ -127,7 +127,7 @@ class StoreChangeFeed:
     async def changes_after(self, revision: int, limit: int) -> list[Change]:
         self._known = self.wakeup.latest
         async with self.store.read(snapshot=False) as tx:
-            rows = await tx.conn.execute(self._statement, {"revision": revision, "limit": limit})
+            rows = await direct.execute(tx.conn, self._statement, {"revision": revision, "limit": limit})
             return [self._change(row) for row in rows]
 
     def _change(self, row: Sequence[Any]) -> Change:

@@ -197,27 +197,9 @@ class OneTripCursor(AsyncAdapt_aiosqlite_cursor):
         self._run(operation, seq_of_parameters, many=True)
 
     def _run(self, operation: Any, parameters: Any, *, many: bool) -> None:
-        adapted = self._one_trip
-        try:
-            outcome = adapted.run_here(operation, parameters, many)
-            if outcome is None:
-                outcome = await_(self._trip(operation, parameters, many))
-            else:
-                await_(adapted.after_here())
-        except Exception as error:
-            adapted._handle_exception(error)
-        self._description, rows, self._rowcount, self._lastrowid, adapted.in_transaction, seconds = outcome
-        adapted.times.record(operation, seconds)
+        self._description, rows, self._rowcount, self._lastrowid, *_ = await_(
+            self._one_trip.run(operation, parameters, many))
         self._rows = deque(rows)
-
-    async def _trip(self, operation: Any, parameters: Any, many: bool) -> Outcome:
-        connection, adapted = self._sqlite, self._one_trip
-        async with adapted._execute_mutex:
-            adapted.wait_for_locks(True)
-            adapted.had_turn()
-            begin, adapted.pending_begin = adapted.pending_begin, None
-            adapted.in_transaction = True  # until SQLite says otherwise (a failed statement does not)
-            return await connection._execute(_execute, connection._conn, begin, operation, parameters, many)
 
     def setinputsizes(self, *inputsizes: Any) -> None:
         """SQLite takes no input sizes."""
@@ -268,6 +250,31 @@ class OneTripConnection(AsyncAdapt_aiosqlite_connection):
     def _here(self, operation: str) -> bool:
         """Whether ``operation`` runs on the event loop: known to be quick, and no trip under way."""
         return self.times.quick(operation) and not self._execute_mutex.locked()
+
+    async def run(self, operation: str, parameters: Any, many: bool = False) -> Outcome:
+        """Run one statement, on the event loop when it is known to be quick, else with a trip
+        to the connection's thread; a driver error is raised as the DB-API's (SQLAlchemy's
+        cursor and the store's direct path, ``store/direct.py``, both come here)."""
+        try:
+            outcome = self.run_here(operation, parameters, many)
+            if outcome is None:
+                outcome = await self._trip(operation, parameters, many)
+            else:
+                await self.after_here()
+        except Exception as error:
+            self._handle_exception(error)
+        self.in_transaction = outcome[4]
+        self.times.record(operation, outcome[5])
+        return outcome
+
+    async def _trip(self, operation: str, parameters: Any, many: bool) -> Outcome:
+        connection = self._sqlite
+        async with self._execute_mutex:
+            self.wait_for_locks(True)
+            self.had_turn()
+            begin, self.pending_begin = self.pending_begin, None
+            self.in_transaction = True  # until SQLite says otherwise (a failed statement does not)
+            return await connection._execute(_execute, connection._conn, begin, operation, parameters, many)
 
     def run_here(self, operation: str, parameters: Any, many: bool) -> Outcome | None:
         """Run a quick statement on the event loop; None when it goes to the thread instead (not

@@ -13,7 +13,7 @@ values written.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from typing import Any
 
@@ -42,13 +42,19 @@ NOTIFY_CHANNEL = "osac_events"
 
 
 @cache
-def data_by_id(kind_name: str, with_tenants: bool) -> Select[Any]:
-    """``data`` of one object by ``object_id`` (and ``tenants``)."""
+def data_by_id(kind_name: str, tenants: int) -> Select[Any]:
+    """``data`` of one object by ``object_id``, in one of ``tenants`` tenants (0: in any),
+    bound as ``tenant_parameters`` names them."""
     table = LIVE[kind_name]
     query = select(table.c.data).where(table.c.id == bindparam("object_id"))
-    if with_tenants:
-        query = query.where(table.c.tenant.in_(bindparam("tenants", expanding=True)))
+    if tenants:
+        query = query.where(table.c.tenant.in_([bindparam(f"tenant_{index}") for index in range(tenants)]))
     return query
+
+
+def tenant_parameters(tenants: Iterable[str]) -> dict[str, str]:
+    """The parameters of a statement's tenants (``data_by_id``), in a stable order."""
+    return {f"tenant_{index}": tenant for index, tenant in enumerate(sorted(tenants))}
 
 
 @cache

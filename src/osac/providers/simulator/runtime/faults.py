@@ -21,10 +21,10 @@ import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cache
 from typing import Any
 
-from sqlalchemy import bindparam, delete, or_, select, update
-from sqlalchemy.engine import Row
+from sqlalchemy import Select, bindparam, delete, literal, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from osac.clock import Clock
@@ -38,6 +38,7 @@ from osac.providers.interfaces import (
 from osac.providers.simulator.runtime.schema import sim_faults
 from osac.providers.simulator.runtime.step_timing import stable_fraction
 from osac.providers.simulator.runtime.times import from_db, to_db
+from osac.store import direct
 
 ANY = "*"
 #: The records aimed at one object or at every object of its kind, built once (store/statements.py).
@@ -46,6 +47,16 @@ _AIMED_AT = (select(sim_faults)
                     sim_faults.c.target_id.in_([bindparam("target_id"), bindparam("any")]))
              .order_by(sim_faults.c.created_at, sim_faults.c.id))
 
+
+@cache
+def _active(faults: tuple[str, ...], target_kinds: tuple[str, ...]) -> Select[Any]:
+    """The unexpired records (at ``now``) of ``faults`` aimed at ``target_kinds``, oldest first:
+    built once per pair (the callers name them in code)."""
+    return (select(sim_faults)
+            .where(sim_faults.c.fault.in_([literal(fault) for fault in faults]),
+                   sim_faults.c.target_kind.in_([literal(kind) for kind in target_kinds]),
+                   or_(sim_faults.c.expires_at.is_(None), sim_faults.c.expires_at > bindparam("now")))
+            .order_by(sim_faults.c.created_at, sim_faults.c.id))
 
 
 def _operations(manager: type) -> tuple[str, ...]:
@@ -314,9 +325,9 @@ class FaultStore:
         ``conn``: a read transaction of the caller's to run in (the simulator's own tables)."""
         params = {"target_kind": target_kind, "target_id": target_id, "any": ANY}
         if conn is not None:
-            return [_record(row) for row in await conn.execute(_AIMED_AT, params)]
+            return [_record(row) for row in await direct.execute(conn, _AIMED_AT, params, named=True)]
         async with self._reader.connect() as own:
-            return [_record(row) for row in await own.execute(_AIMED_AT, params)]
+            return [_record(row) for row in await direct.execute(own, _AIMED_AT, params, named=True)]
 
     async def get(self, fault_id: str) -> FaultRecord | None:
         async with self._reader.connect() as conn:
@@ -331,18 +342,10 @@ class FaultStore:
 
     async def active(self, faults: Collection[str], target_kinds: Collection[str]) -> list[FaultRecord]:
         """Unexpired records of these faults and target kinds, oldest first."""
-        now = to_db(self._clock.now())
-        query = (
-            select(sim_faults)
-            .where(
-                sim_faults.c.fault.in_(list(faults)),
-                sim_faults.c.target_kind.in_(list(target_kinds)),
-                or_(sim_faults.c.expires_at.is_(None), sim_faults.c.expires_at > now),
-            )
-            .order_by(sim_faults.c.created_at, sim_faults.c.id)
-        )
+        query = _active(tuple(faults), tuple(target_kinds))
         async with self._reader.connect() as conn:
-            return [_record(row) for row in await conn.execute(query)]
+            rows = await direct.execute(conn, query, {"now": to_db(self._clock.now())}, named=True)
+            return [_record(row) for row in rows]
 
     async def consume(self, fault_id: str) -> bool:
         """Use one application of a counted fault; the last one deletes the record.
@@ -415,7 +418,7 @@ def _matches_call(record: FaultRecord, manager: str, operation: str, object_ids:
     return record.target_id == ANY or record.target_id in object_ids
 
 
-def _record(row: Row[Any]) -> FaultRecord:
+def _record(row: Any) -> FaultRecord:
     return FaultRecord(
         id=row.id,
         target_kind=row.target_kind,

@@ -23,13 +23,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
-from sqlalchemy import and_, delete, func, insert, select
+from sqlalchemy import and_, bindparam, delete, func, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from osac.providers.interfaces import TransientProviderError
 from osac.providers.simulator.compute.schema import sim_compute_steps
 from osac.providers.simulator.runtime.times import from_db, to_db
+from osac.store import direct
 
 T = TypeVar("T")
 
@@ -39,6 +40,22 @@ HISTORY = timedelta(hours=1)
 KEEP_RECENT = 16
 #: How often a write transaction is re-run after losing a race on a unique constraint.
 INTEGRITY_RETRIES = 3
+
+#: One object's plan, in due order (built once: store/direct.py).
+_PLAN = (
+    select(sim_compute_steps.c.seq, sim_compute_steps.c.at, sim_compute_steps.c.state)
+    .where(sim_compute_steps.c.kind == bindparam("kind"), sim_compute_steps.c.key == bindparam("key"))
+    .order_by(sim_compute_steps.c.at, sim_compute_steps.c.seq)
+)
+#: The steps of every object of a kind due in ``[start, end]``, in due order.
+_DUE_BETWEEN = (
+    select(sim_compute_steps.c.key, sim_compute_steps.c.seq, sim_compute_steps.c.at)
+    .where(
+        sim_compute_steps.c.kind == bindparam("kind"),
+        and_(sim_compute_steps.c.at >= bindparam("start"), sim_compute_steps.c.at <= bindparam("end")),
+    )
+    .order_by(sim_compute_steps.c.at, sim_compute_steps.c.key, sim_compute_steps.c.seq)
+)
 
 State = Mapping[str, Any]
 
@@ -115,12 +132,8 @@ async def write_retrying(engine: AsyncEngine, work: Callable[[AsyncConnection], 
 
 
 async def load(conn: AsyncConnection, kind: str, key: str) -> list[Step]:
-    query = (
-        select(sim_compute_steps.c.seq, sim_compute_steps.c.at, sim_compute_steps.c.state)
-        .where(sim_compute_steps.c.kind == kind, sim_compute_steps.c.key == key)
-        .order_by(sim_compute_steps.c.at, sim_compute_steps.c.seq)
-    )
-    return [Step(row.seq, from_db(row.at), row.state) for row in await conn.execute(query)]
+    rows = await direct.execute(conn, _PLAN, {"kind": kind, "key": key})
+    return [Step(seq, from_db(at), state) for seq, at, state in rows]
 
 
 async def load_many(conn: AsyncConnection, kind: str, keys: Sequence[str]) -> dict[str, list[Step]]:
@@ -200,16 +213,9 @@ class DueStep:
 
 async def due_between(engine: AsyncEngine, kind: str, start: datetime, end: datetime) -> list[DueStep]:
     """Steps of every object of ``kind`` due in ``[start, end]``, in due order."""
-    query = (
-        select(sim_compute_steps.c.key, sim_compute_steps.c.seq, sim_compute_steps.c.at)
-        .where(
-            sim_compute_steps.c.kind == kind,
-            and_(sim_compute_steps.c.at >= to_db(start), sim_compute_steps.c.at <= to_db(end)),
-        )
-        .order_by(sim_compute_steps.c.at, sim_compute_steps.c.key, sim_compute_steps.c.seq)
-    )
     async with engine.connect() as conn:
-        return [DueStep(row.key, row.seq, from_db(row.at)) for row in await conn.execute(query)]
+        rows = await direct.execute(conn, _DUE_BETWEEN, {"kind": kind, "start": to_db(start), "end": to_db(end)})
+        return [DueStep(key, seq, from_db(at)) for key, seq, at in rows]
 
 
 async def next_due_after(engine: AsyncEngine, kind: str | None, after: datetime) -> datetime | None:
