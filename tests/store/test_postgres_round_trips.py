@@ -17,6 +17,7 @@ import psycopg
 import pytest
 from sqlalchemy import select, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from osac.clock import FakeClock
 from osac.model import registry
@@ -58,10 +59,10 @@ class Trace:
 
 
 @asynccontextmanager
-async def traced(store: Store, path: Path) -> AsyncIterator[Trace]:
+async def traced(engine: AsyncEngine, path: Path) -> AsyncIterator[Trace]:
     """Trace the pool's one connection (the tests use them one at a time); libpq writes the
     trace through a buffer, so read it after the block."""
-    async with store.engines.reader.connect() as conn:
+    async with engine.connect() as conn:
         raw = await conn.get_raw_connection()
         pgconn = raw.driver_connection.pgconn  # type: ignore[union-attr]
     with path.open("w") as sink:
@@ -115,23 +116,27 @@ async def test_a_read_without_a_snapshot_is_one_round_trip_and_a_snapshot_read_t
 ) -> None:
     async with store.write() as tx:
         await tx.insert(VN, network("app"))
-    async with traced(store, tmp_path / "latest") as latest, store.read(snapshot=False) as tx:
+    async with traced(store.engines.statements, tmp_path / "latest") as latest, store.read(snapshot=False) as tx:
         assert (await tx.get(VN, "vn-app")).metadata.name == "app"  # type: ignore[union-attr]
     assert latest.round_trips == 1
     assert not any(sql.startswith(("BEGIN", "COMMIT", "ROLLBACK")) for sql in latest.sent)
 
-    async with traced(store, tmp_path / "snapshot") as snapshot, store.read() as tx:
+    async with traced(store.engines.reader, tmp_path / "snapshot") as snapshot, store.read() as tx:
         assert (await tx.get(VN, "vn-app")).metadata.name == "app"  # type: ignore[union-attr]
     assert snapshot.round_trips == 3
     assert snapshot.sent[0] == "BEGIN ISOLATION LEVEL REPEATABLE READ" and snapshot.sent[-1] == "COMMIT"
 
 
 async def test_the_simulator_reader_runs_each_statement_on_its_own(store: Store, tmp_path: Path) -> None:
-    reader = statement_reader(store.engines.reader)
-    async with traced(store, tmp_path / "trace") as trace, reader.connect() as conn:
-        assert (await conn.execute(select(schema.revision_counter.c.value))).scalar_one() == 0
-        assert (await conn.execute(text("SELECT 2"))).scalar_one() == 2
-    assert trace.round_trips == 2, trace.sent  # no BEGIN, no ROLLBACK, no DEALLOCATE ALL
+    for reader in (statement_reader(store.engines.writer), store.engines.statements):
+        async with traced(reader, tmp_path / "trace") as trace, reader.connect() as conn:
+            assert (await conn.execute(select(schema.revision_counter.c.value))).scalar_one() == 0
+            assert (await conn.execute(text("SELECT 2"))).scalar_one() == 2
+        assert trace.round_trips == 2, trace.sent  # no BEGIN, no ROLLBACK, no DEALLOCATE ALL
+    # The store's own reader without a snapshot is in autocommit from the start: no isolation
+    # level is set at each checkout (nor reset at each checkin).
+    assert statement_reader(store.engines.statements) is store.engines.statements
+    assert store.engines.statements is not store.engines.writer
     sqlite = create_engines(sqlite_url(tmp_path))
     try:
         assert statement_reader(sqlite.reader) is sqlite.reader
@@ -142,13 +147,13 @@ async def test_the_simulator_reader_runs_each_statement_on_its_own(store: Store,
 async def test_a_connection_in_steady_use_is_not_pinged_and_one_that_idled_is(
     store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async with traced(store, tmp_path / "busy") as busy:
+    async with traced(store.engines.statements, tmp_path / "busy") as busy:
         for _ in range(3):
             async with store.read(snapshot=False) as tx:
                 await tx.revision()
     assert busy.round_trips == 3 and ";" not in busy.sent
     monkeypatch.setattr(engine_module, "IDLE_PING_AFTER", 0.0)
-    async with traced(store, tmp_path / "idle") as idle, store.read(snapshot=False) as tx:
+    async with traced(store.engines.statements, tmp_path / "idle") as idle, store.read(snapshot=False) as tx:
         await tx.revision()
     assert idle.round_trips == 2 and idle.sent == [";", busy.sent[0]]
 
@@ -172,7 +177,7 @@ async def test_a_write_notifies_its_last_revision_at_commit_within_its_revision_
     store: Store, pg_database: str, tmp_path: Path
 ) -> None:
     async with listening(pg_database) as listener:
-        async with traced(store, tmp_path / "trace") as trace, store.write() as tx:
+        async with traced(store.engines.writer, tmp_path / "trace") as trace, store.write() as tx:
             await tx.insert(VN, network("one"))
             await tx.insert(VN, network("two"))
         assert tx.last_revision == 2
@@ -189,7 +194,7 @@ async def test_a_write_of_one_object_numbers_and_appends_its_event_in_one_statem
     async with listening(pg_database) as listener:
         async with store.write() as tx:
             await tx.insert(VN, network("one"))
-        async with traced(store, tmp_path / "trace") as trace, store.write() as tx:
+        async with traced(store.engines.writer, tmp_path / "trace") as trace, store.write() as tx:
             await tx.insert(VN, network("two"))
         assert tx.last_revision == 2
         assert await notices_through(listener, "2") == ["1", "2"]

@@ -116,7 +116,7 @@ class Application:
         self.sign_ins = DatabaseSignIns(self.engines, self.clock)
         self.services = Services(self.store, BEHAVIOURS, settings.config)
         self.managers = load_managers(
-            settings.config, clock=self.clock, engine=self.engines.writer, reader=self.engines.reader
+            settings.config, clock=self.clock, engine=self.engines.writer, reader=self.engines.statements
         )
         self.services.credential_source = self._credential
         if self.managers.baremetal_provider is not None:

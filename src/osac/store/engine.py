@@ -7,20 +7,24 @@ thanks to WAL. PostgreSQL reads run REPEATABLE READ so a List sees one snapshot.
 Round trips are what a PostgreSQL transaction costs the server process (each is a wait on the
 socket, a wake-up of the event loop and psycopg's bookkeeping), so the engine sends none it does
 not need: a pooled connection is pinged only after it has been idle a while
-(``IDLE_PING_AFTER``), not at every checkout, and reads that need no snapshot can run each
-statement on its own (``statement_reader``) instead of between a ``BEGIN`` and a ``ROLLBACK``.
+(``IDLE_PING_AFTER``), not at every checkout, and reads that need no snapshot run each
+statement on its own (autocommit) instead of between a ``BEGIN`` and a ``ROLLBACK``, on a pool
+of their own (``Engines.statements``) whose connections are in autocommit from the start:
+setting the isolation level at checkout and resetting it at checkin cost SQLAlchemy more than
+the statement (a read of one row: 557 -> 410 µs of CPU, docs/benchmarks.md).
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import event
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import NullPool
@@ -30,15 +34,25 @@ from osac.store.sqlite_driver import SQLITE_BUSY_TIMEOUT_MS, OneTripDBAPI
 
 #: A pooled PostgreSQL connection idle longer than this is pinged before it is handed out.
 IDLE_PING_AFTER = 10.0
+#: PostgreSQL pools per process, (size, overflow): the writer's, which snapshot reads share, and
+#: that of the reads without a snapshot. Each keeps its connections' isolation level for good
+#: (set at connect), so a checkout sets and resets none; together at most 30 connections.
+WRITER_POOL = (10, 10)
+STATEMENT_POOL = (5, 5)
+#: The engines made with autocommit connections (``Engines.statements``).
+_AUTOCOMMIT: weakref.WeakSet[Engine] = weakref.WeakSet()
 
 
 @dataclass(frozen=True)
 class Engines:
-    """The writer and reader engines of one database (the same object on PostgreSQL)."""
+    """The engines of one database: the writer, the reader (the same object on PostgreSQL), and
+    the one for reads that need no snapshot (``statements``: on PostgreSQL a pool of its own
+    whose connections run each statement on its own; SQLite's reader)."""
 
     url: str
     writer: AsyncEngine
     reader: AsyncEngine
+    statements: AsyncEngine
 
     @property
     def dialect(self) -> str:
@@ -48,6 +62,8 @@ class Engines:
         await self.writer.dispose()
         if self.reader is not self.writer:
             await self.reader.dispose()
+        if self.statements is not self.reader:
+            await self.statements.dispose()
 
 
 def sqlite_url(data_dir: Path) -> str:
@@ -79,11 +95,15 @@ def create_engines(url: str) -> Engines:
         reader = _sqlite_engine(url, immediate=False)
         cost.install(writer.sync_engine)
         cost.install(reader.sync_engine)
-        return Engines(url, writer, reader)
-    engine = create_async_engine(url, pool_size=10, max_overflow=20)
-    _ping_when_idle(engine)
-    cost.install(engine.sync_engine)
-    return Engines(url, engine, engine)
+        return Engines(url, writer, reader, reader)
+    engine = create_async_engine(url, pool_size=WRITER_POOL[0], max_overflow=WRITER_POOL[1])
+    statements = create_async_engine(url, pool_size=STATEMENT_POOL[0], max_overflow=STATEMENT_POOL[1],
+                                     isolation_level="AUTOCOMMIT")
+    _AUTOCOMMIT.add(statements.sync_engine)
+    for each in (engine, statements):
+        _ping_when_idle(each)
+        cost.install(each.sync_engine)
+    return Engines(url, engine, engine, statements)
 
 
 def statement_reader(engine: AsyncEngine) -> AsyncEngine:
@@ -94,11 +114,17 @@ def statement_reader(engine: AsyncEngine) -> AsyncEngine:
     for more than that loses nothing and saves the ``BEGIN`` and ``ROLLBACK`` round trips, plus
     the ``DEALLOCATE ALL`` psycopg sends after every rollback (which also drops its prepared
     statements). SQLite's engine is returned unchanged: its transactions cost no round trip
-    (store/sqlite_driver.py).
+    (store/sqlite_driver.py); so is an engine whose connections are in autocommit already
+    (``Engines.statements``), where an isolation level per checkout would only cost.
     """
-    if engine.dialect.name != "postgresql":
+    if engine.dialect.name != "postgresql" or _is_autocommit(engine):
         return engine
     return engine.execution_options(isolation_level="AUTOCOMMIT")
+
+
+def _is_autocommit(engine: AsyncEngine) -> bool:
+    """Whether ``engine``'s connections run in autocommit from the start (``Engines.statements``)."""
+    return engine.sync_engine in _AUTOCOMMIT
 
 
 def _ping_when_idle(engine: AsyncEngine) -> None:

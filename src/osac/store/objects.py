@@ -507,9 +507,9 @@ class Store:
         outbox) and of facts that do not change together (which fabric serves a VN).
         """
         try:
-            async with self.engines.reader.connect() as conn:
-                if self.dialect == "postgresql":
-                    conn = await conn.execution_options(isolation_level="REPEATABLE READ" if snapshot else "AUTOCOMMIT")
+            async with (self.engines.reader if snapshot else self.engines.statements).connect() as conn:
+                if snapshot and self.dialect == "postgresql":
+                    conn = await conn.execution_options(isolation_level="REPEATABLE READ")
                 async with conn.begin():
                     yield Tx(conn, self.clock, self.decoded)
         except (DBAPIError, PoolTimeout, PendingRollbackError) as error:
