@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
 
 from prometheus_client import Counter, Histogram
 
@@ -40,6 +41,17 @@ def observe(transport: str, private: bool, service: str, method: str) -> Iterato
             outcome.code = "INTERNAL"
         raise
     finally:
-        short = service.rsplit(".", 1)[-1]
-        LATENCY.labels(transport, api, short, method).observe(time.perf_counter() - started)
-        REQUESTS.labels(transport, api, short, method, outcome.code).inc()
+        _latency(transport, api, service, method).observe(time.perf_counter() - started)
+        _requests(transport, api, service, method, outcome.code).inc()
+
+
+# A child per set of label values, looked up once: ``labels()`` checks and locks at every call.
+# The values come from the API's own services, methods and codes, so there are a few hundred.
+@cache
+def _latency(transport: str, api: str, service: str, method: str) -> Histogram:
+    return LATENCY.labels(transport, api, service.rsplit(".", 1)[-1], method)
+
+
+@cache
+def _requests(transport: str, api: str, service: str, method: str, code: str) -> Counter:
+    return REQUESTS.labels(transport, api, service.rsplit(".", 1)[-1], method, code)

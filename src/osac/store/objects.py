@@ -124,14 +124,17 @@ class Tx:
 
     # -- reads ---------------------------------------------------------------------------------
 
-    async def get(self, kind: Kind, object_id: str, tenants: Tenants = None) -> Message | None:
+    async def get(self, kind: Kind, object_id: str, tenants: Tenants = None, lock: Lock | None = None
+                  ) -> Message | None:
+        """The live object of ``kind`` with ``object_id`` (in one of ``tenants``), None if there is
+        none; ``lock`` as ``find`` takes it."""
         params: dict[str, Any] = {"object_id": object_id}
         if tenants is not None and not tenants:
             return None  # in no tenant
         if tenants is None:
-            query = statements.data_by_id(kind.name, 0)
+            query = statements.data_by_id(kind.name, 0, lock)
         else:
-            query = statements.data_by_id(kind.name, len(tenants))
+            query = statements.data_by_id(kind.name, len(tenants), lock)
             params.update(statements.tenant_parameters(tenants))
         row = (await direct.execute(self.conn, query, params)).first()
         return None if row is None else self._parse(row[0], kind.private_class())
@@ -160,8 +163,7 @@ class Tx:
             query = query.where(table.c.id > after)
         if limit is not None:
             query = query.limit(limit)
-        if lock is not None:
-            query = query.with_for_update(read=lock == "share", key_share=lock == "share")
+        query = statements.locked(query, lock)
         cls = kind.private_class()
         return [self._parse(row[0], cls) for row in await self.conn.execute(query)]
 
@@ -170,11 +172,12 @@ class Tx:
         table = LIVE[kind.name]
         return [row[0] for row in await self.conn.execute(select(table.c.id).order_by(table.c.id))]
 
-    async def by_name(self, kind: Kind, name: str, tenant: str) -> Message | None:
-        """The live object of ``kind`` named ``name`` in ``tenant`` (names are unique there)."""
-        table = LIVE[kind.name]
-        found = await self.find(kind, table.c.name == name, tenants=frozenset({tenant}), limit=1)
-        return found[0] if found else None
+    async def by_name(self, kind: Kind, name: str, tenant: str, lock: Lock | None = None) -> Message | None:
+        """The live object of ``kind`` named ``name`` in ``tenant`` (names are unique there);
+        ``lock`` as ``find`` takes it."""
+        query = statements.data_by_name(kind.name, lock)
+        row = (await direct.execute(self.conn, query, {"name": name, "tenant": tenant})).first()
+        return None if row is None else self._parse(row[0], kind.private_class())
 
     async def is_deleting(self, kind: Kind, name: str, tenant: str) -> bool | None:
         """Whether the live object of ``kind`` named ``name`` in ``tenant`` is being deleted;

@@ -42,14 +42,30 @@ NOTIFY_CHANNEL = "osac_events"
 
 
 @cache
-def data_by_id(kind_name: str, tenants: int) -> Select[Any]:
+def data_by_id(kind_name: str, tenants: int, lock: str | None = None) -> Select[Any]:
     """``data`` of one object by ``object_id``, in one of ``tenants`` tenants (0: in any),
-    bound as ``tenant_parameters`` names them."""
+    bound as ``tenant_parameters`` names them; its row locked as ``locked`` says."""
     table = LIVE[kind_name]
     query = select(table.c.data).where(table.c.id == bindparam("object_id"))
     if tenants:
         query = query.where(table.c.tenant.in_([bindparam(f"tenant_{index}") for index in range(tenants)]))
-    return query
+    return locked(query, lock)
+
+
+@cache
+def data_by_name(kind_name: str, lock: str | None = None) -> Select[Any]:
+    """``data`` of the object named ``name`` in ``tenant``; its row locked as ``locked`` says."""
+    table = LIVE[kind_name]
+    return locked(select(table.c.data).where(table.c.name == bindparam("name"), table.c.tenant == bindparam("tenant")),
+                  lock)
+
+
+def locked(query: Select[Any], lock: str | None) -> Select[Any]:
+    """``query`` taking row locks on PostgreSQL (``Tx.find``): ``"share"`` (``FOR KEY SHARE``),
+    ``"update"`` (``FOR UPDATE``) or none."""
+    if lock is None:
+        return query
+    return query.with_for_update(read=lock == "share", key_share=lock == "share")
 
 
 def tenant_parameters(tenants: Iterable[str]) -> dict[str, str]:

@@ -509,14 +509,13 @@ class KindService:
     async def resolve(
         self, tx: Tx, target: Kind, value: str, scope: frozenset[str], tenant: str
     ) -> Message | None:
-        table = LIVE[target.name]
-        by_id = await tx.find(target, table.c.id == value, tenants=scope, lock="share")
-        if by_id:
-            return by_id[0]
+        by_id = await tx.get(target, value, tenants=scope, lock="share")
+        if by_id is not None:
+            return by_id
         for candidate_tenant in (tenant, SHARED_TENANT):
-            by_name = await tx.find(target, table.c.name == value, table.c.tenant == candidate_tenant, lock="share")
-            if by_name:
-                return by_name[0]
+            by_name = await tx.by_name(target, value, candidate_tenant, lock="share")
+            if by_name is not None:
+                return by_name
         return None
 
     # -- delete and signal ---------------------------------------------------------------------

@@ -25,7 +25,6 @@ from osac.model.shape import id_of, metadata_of, status_of
 from osac.services.core.errors import FailedPrecondition, InvalidArgument
 from osac.services.networking import addresses
 from osac.store.objects import Tx, object_label
-from osac.store.tables import LIVE
 
 _SIBLINGS: ContextVar[set[str] | None] = ContextVar("osac_created_together", default=None)
 
@@ -68,10 +67,10 @@ def is_being_deleted(kind: Kind, obj: Message) -> bool:
 
 async def load(tx: Tx, kind: Kind, object_id: str) -> Message:
     """A referenced object (already resolved to an id), share-locked."""
-    found = await tx.find(kind, LIVE[kind.name].c.id == object_id, lock="share")
-    if not found:
+    found = await tx.get(kind, object_id, lock="share")
+    if found is None:
         raise InvalidArgument(f"{kind.message} '{object_id}' not found")
-    return found[0]
+    return found
 
 
 def check_ready(kind: Kind, obj: Message, ready: str = "READY") -> None:
