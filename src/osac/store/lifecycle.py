@@ -8,12 +8,12 @@ from datetime import timedelta
 
 from google.protobuf.message import Message
 from prometheus_client import Counter
-from sqlalchemy import delete, select
+from sqlalchemy import bindparam, delete, select
 
 from osac.model import ids
 from osac.model.kinds import Kind
 from osac.model.shape import id_of, metadata_of
-from osac.store import schema, statements
+from osac.store import direct, schema, statements
 from osac.store.codec import format_datetime
 from osac.store.objects import Tx
 
@@ -28,6 +28,10 @@ LIFECYCLE_EVENTS = Counter(
     ["object_type", "type", "reason"],
 )
 _TYPE_NAMES = {NORMAL: "Normal", WARNING: "Warning"}
+#: One object's lifecycle events, oldest first (built once: ``store/direct.py``).
+_OF_OBJECT = (select(schema.lifecycle_events.c.data)
+              .where(schema.lifecycle_events.c.object_id == bindparam("object_id"))
+              .order_by(schema.lifecycle_events.c.id))
 
 
 async def record(tx: Tx, kind: Kind, obj: Message, event_type: int, reason: str, message: str) -> str:
@@ -48,7 +52,7 @@ async def record(tx: Tx, kind: Kind, obj: Message, event_type: int, reason: str,
     name = metadata_of(obj).name
     if name:
         data["object_name"] = name  # the object's events stay findable by name once it is archived
-    await tx.conn.execute(statements.INSERT_LIFECYCLE_EVENT, {
+    await direct.execute(tx.conn, statements.INSERT_LIFECYCLE_EVENT, {
         "id": event_id, "object_type": kind.message, "object_id": id_of(obj),
         "tenant": tenant, "timestamp": now, "data": data,
     })
@@ -59,8 +63,7 @@ async def record(tx: Tx, kind: Kind, obj: Message, event_type: int, reason: str,
 async def reasons(tx: Tx, object_id: str, among: Collection[str]) -> list[tuple[str, str]]:
     """(reason, message) of the object's lifecycle events whose reason is one of ``among``,
     oldest first."""
-    table = schema.lifecycle_events
-    rows = await tx.conn.execute(select(table.c.data).where(table.c.object_id == object_id).order_by(table.c.id))
+    rows = await direct.execute(tx.conn, _OF_OBJECT, {"object_id": object_id})
     return [(data["reason"], data["message"]) for (data,) in rows if data.get("reason") in among]
 
 

@@ -18,11 +18,14 @@ Both are released when the transaction ends.
 from __future__ import annotations
 
 import hashlib
+from functools import cache
+from typing import Any
 
 from google.protobuf.message import Message
-from sqlalchemy import select, text
+from sqlalchemy import Select, bindparam, select, text
 
 from osac.model.kinds import Kind
+from osac.store import direct
 from osac.store.codec import from_storage
 from osac.store.objects import Tx
 from osac.store.tables import LIVE
@@ -44,7 +47,12 @@ async def lock_row(tx: Tx, kind: Kind, object_id: str) -> Message | None:
     """The live object, its row held for an update until the transaction ends (None if gone).
 
     Read after the lock is granted, so it is the newest committed version."""
-    table = LIVE[kind.name]
-    query = select(table.c.data).where(table.c.id == object_id).with_for_update(key_share=True)
-    row = (await tx.conn.execute(query)).first()
+    row = (await direct.execute(tx.conn, _held_row(kind.name), {"object_id": object_id})).first()
     return None if row is None else from_storage(row[0], kind.private_class())
+
+
+@cache
+def _held_row(kind_name: str) -> Select[Any]:
+    """``data`` of one object by ``object_id``, its row held ``FOR NO KEY UPDATE`` (built once)."""
+    table = LIVE[kind_name]
+    return select(table.c.data).where(table.c.id == bindparam("object_id")).with_for_update(key_share=True)

@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
-from sqlalchemy import delete, func, insert, select, update
-from sqlalchemy.engine import Row
+from sqlalchemy import bindparam, delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from osac.providers.simulator.compute.plan import KIND, VolumePlan, spec_from_json
@@ -23,11 +22,14 @@ from osac.providers.simulator.compute.shapes import VirtualMachineRecord
 from osac.providers.simulator.runtime import plan_steps
 from osac.providers.simulator.runtime.plan_steps import Step
 from osac.providers.simulator.runtime.times import from_db, to_db
+from osac.store import direct
 
 T = TypeVar("T")
 
 #: How long a fully deleted VM's row and plan are kept (its observation is "not found" either way).
 GONE_RETENTION = timedelta(hours=1)
+#: One VM's row (built once: ``store/direct.py``).
+_BY_INSTANCE = select(sim_virtual_machines).where(sim_virtual_machines.c.instance_id == bindparam("instance_id"))
 
 
 @dataclass(frozen=True)
@@ -53,8 +55,7 @@ class VirtualMachineStore:
 
     async def read(self, instance_id: str) -> tuple[StoredVirtualMachine | None, list[Step]]:
         async with self._reader.connect() as conn:
-            row = (await conn.execute(
-                select(sim_virtual_machines).where(sim_virtual_machines.c.instance_id == instance_id))).first()
+            row = (await direct.execute(conn, _BY_INSTANCE, {"instance_id": instance_id}, named=True)).first()
             steps = await plan_steps.load(conn, KIND, instance_id) if row is not None else []
         return (None if row is None else _stored(row)), steps
 
@@ -107,7 +108,8 @@ class VirtualMachineStore:
             await conn.execute(delete(sim_virtual_machines).where(sim_virtual_machines.c.instance_id.in_(gone)))
 
 
-def _stored(row: Row[Any]) -> StoredVirtualMachine:
+def _stored(row: Any) -> StoredVirtualMachine:
+    """A VM from its row (SQLAlchemy's or the direct path's named row: columns as attributes)."""
     return StoredVirtualMachine(
         record=VirtualMachineRecord(
             instance_id=row.instance_id,
