@@ -2,7 +2,7 @@
 
 SQLite gets two engines on one file: writers start with ``BEGIN IMMEDIATE`` so that two writers
 never deadlock upgrading a read lock, readers use a deferred ``BEGIN`` and run beside the writer
-thanks to WAL. PostgreSQL snapshot reads run REPEATABLE READ so a List sees one snapshot.
+thanks to WAL. PostgreSQL reads run REPEATABLE READ so a List sees one snapshot.
 
 Round trips are what a PostgreSQL transaction costs the server process (each is a wait on the
 socket, a wake-up of the event loop and psycopg's bookkeeping), so the engine sends none it does
@@ -11,8 +11,7 @@ not need: a pooled connection is pinged only after it has been idle a while
 statement on its own (autocommit) instead of between a ``BEGIN`` and a ``ROLLBACK``, on a pool
 of their own (``Engines.statements``) whose connections are in autocommit from the start:
 setting the isolation level at checkout and resetting it at checkin cost SQLAlchemy more than
-the statement (a read of one row: 557 -> 410 µs of CPU, docs/benchmarks.md); the snapshot reads
-have theirs, in REPEATABLE READ, for the same reason.
+the statement (a read of one row: 557 -> 410 µs of CPU, docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -35,23 +34,20 @@ from osac.store.sqlite_driver import SQLITE_BUSY_TIMEOUT_MS, OneTripDBAPI
 
 #: A pooled PostgreSQL connection idle longer than this is pinged before it is handed out.
 IDLE_PING_AFTER = 10.0
-#: PostgreSQL pools per process, (size, overflow): the writer's, the snapshot reads' and that of
-#: the reads without a snapshot. Each keeps its connections' isolation level for good (set at
-#: connect), so a checkout sets and resets none; together at most 30 connections.
-WRITER_POOL = (10, 5)
-SNAPSHOT_POOL = (3, 4)
-STATEMENT_POOL = (4, 4)
+#: PostgreSQL pools per process, (size, overflow): the writer's, which snapshot reads share, and
+#: that of the reads without a snapshot. Each keeps its connections' isolation level for good
+#: (set at connect), so a checkout sets and resets none; together at most 30 connections.
+WRITER_POOL = (10, 10)
+STATEMENT_POOL = (5, 5)
 #: The engines made with autocommit connections (``Engines.statements``).
 _AUTOCOMMIT: weakref.WeakSet[Engine] = weakref.WeakSet()
 
 
 @dataclass(frozen=True)
 class Engines:
-    """The engines of one database: the writer, the reader and the one for reads that need no
-    snapshot (``statements``). On SQLite the reader serves both kinds of read; on PostgreSQL
-    each is a pool of its own whose connections keep their isolation level for good: READ
-    COMMITTED (the writer), REPEATABLE READ (the reader: one snapshot per transaction) and
-    autocommit (``statements``: each statement on its own)."""
+    """The engines of one database: the writer, the reader (the same object on PostgreSQL), and
+    the one for reads that need no snapshot (``statements``: on PostgreSQL a pool of its own
+    whose connections run each statement on its own; SQLite's reader)."""
 
     url: str
     writer: AsyncEngine
@@ -101,15 +97,13 @@ def create_engines(url: str) -> Engines:
         cost.install(reader.sync_engine)
         return Engines(url, writer, reader, reader)
     engine = create_async_engine(url, pool_size=WRITER_POOL[0], max_overflow=WRITER_POOL[1])
-    snapshots = create_async_engine(url, pool_size=SNAPSHOT_POOL[0], max_overflow=SNAPSHOT_POOL[1],
-                                    isolation_level="REPEATABLE READ")
     statements = create_async_engine(url, pool_size=STATEMENT_POOL[0], max_overflow=STATEMENT_POOL[1],
                                      isolation_level="AUTOCOMMIT")
     _AUTOCOMMIT.add(statements.sync_engine)
-    for each in (engine, snapshots, statements):
+    for each in (engine, statements):
         _ping_when_idle(each)
         cost.install(each.sync_engine)
-    return Engines(url, engine, snapshots, statements)
+    return Engines(url, engine, engine, statements)
 
 
 def statement_reader(engine: AsyncEngine) -> AsyncEngine:

@@ -510,9 +510,11 @@ class Store:
         outbox) and of facts that do not change together (which fabric serves a VN).
         """
         try:
-            engine = self.engines.reader if snapshot else self.engines.statements
-            async with engine.connect() as conn, conn.begin():
-                yield Tx(conn, self.clock, self.decoded)
+            async with (self.engines.reader if snapshot else self.engines.statements).connect() as conn:
+                if snapshot and self.dialect == "postgresql":
+                    conn = await conn.execution_options(isolation_level="REPEATABLE READ")
+                async with conn.begin():
+                    yield Tx(conn, self.clock, self.decoded)
         except (DBAPIError, PoolTimeout, PendingRollbackError) as error:
             _raise_unavailable(error)
             raise
