@@ -19,6 +19,7 @@ from bench import (
     list_order,
     onboarding,
     pass_cost,
+    statement_cost,
     stream_floor,
     vm_fleet,
     watch_latency,
@@ -145,9 +146,20 @@ async def test_codec_cost(db: str) -> None:
         assert row["json_bytes"] > 500 and row["json_mapping_us"] > 0 and row["plan_us"] > 0
 
 
+@pytest.mark.parametrize("db", DATABASES)
+async def test_statement_cost(db: str) -> None:
+    # Every path found the object (the benchmark asserts it) and has its time; psycopg alone
+    # is measured on PostgreSQL only.
+    rows = await statement_cost.benchmark([db], calls=5, rounds=1)
+    expected = ["sqlalchemy", "direct", *(["driver"] if db == "postgresql" else []), "read", "snapshot_read"]
+    assert [row["path"] for row in rows] == expected
+    assert all(row["db"] == db and row["cpu_us"] > 0 for row in rows)
+
+
 @pytest.mark.parametrize(
     "module",
-    [api_throughput, watch_latency, list_filter, list_order, onboarding, vm_fleet, cluster_freshness, pass_cost, codec_cost],
+    [api_throughput, watch_latency, list_filter, list_order, onboarding, vm_fleet, cluster_freshness, pass_cost, codec_cost,
+     statement_cost],
     ids=lambda m: m.__name__,
 )
 def test_help(module: object, capsys: pytest.CaptureFixture[str]) -> None:

@@ -11,7 +11,7 @@ not need: a pooled connection is pinged only after it has been idle a while
 statement on its own (autocommit) instead of between a ``BEGIN`` and a ``ROLLBACK``, on a pool
 of their own (``Engines.statements``) whose connections are in autocommit from the start:
 setting the isolation level at checkout and resetting it at checkin cost SQLAlchemy more than
-the statement (a read of one row: 557 -> 410 µs of CPU, docs/benchmarks.md).
+the statement (a read of one row: 557 -> 413 µs of CPU, docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -34,11 +34,13 @@ from osac.store.sqlite_driver import SQLITE_BUSY_TIMEOUT_MS, OneTripDBAPI
 
 #: A pooled PostgreSQL connection idle longer than this is pinged before it is handed out.
 IDLE_PING_AFTER = 10.0
-#: PostgreSQL pools per process, (size, overflow): the writer's, which snapshot reads share, and
-#: that of the reads without a snapshot. Each keeps its connections' isolation level for good
-#: (set at connect), so a checkout sets and resets none; together at most 30 connections.
-WRITER_POOL = (10, 10)
-STATEMENT_POOL = (5, 5)
+#: PostgreSQL pools per process, (size, overflow): the writer's, which snapshot reads share (as
+#: the one pool before), and that of the reads without a snapshot, whose connections stay in
+#: autocommit, so such a checkout sets and resets no isolation level. Together at most 50
+#: connections, 15 kept open when idle. Sharing 30 over the three kinds (10 + 5, 3 + 4, 4 + 4)
+#: starved the reads: 300 VMs came up in 60 s instead of 47-53 s (docs/benchmarks.md).
+WRITER_POOL = (10, 20)
+STATEMENT_POOL = (5, 15)
 #: The engines made with autocommit connections (``Engines.statements``).
 _AUTOCOMMIT: weakref.WeakSet[Engine] = weakref.WeakSet()
 
