@@ -120,6 +120,9 @@ async def measure(app: Application, instances: int, rate: float) -> dict[str, An
     try:
         await run.until_none(run.admin, f"{PRIVATE}/network_classes",
                              "this.status.state != 'NETWORK_CLASS_STATE_READY'", "the network class is not READY")
+        # The tenant's default networking takes its NAT gateway's address from a READY pool.
+        await run.until_none(run.admin, f"{PRIVATE}/external_ip_pools",
+                             "this.status.state != 'EXTERNAL_IP_POOL_STATE_READY'", "the address pools are not READY")
         tenant = await run.admin.post(f"{PUBLIC}/tenants", json={"metadata": {"name": "acme"}})
         tenant.raise_for_status()
         await run.until_none(run.admin, f"{PUBLIC}/tenants", "this.status.state != 'TENANT_STATE_READY'",

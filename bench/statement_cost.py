@@ -8,6 +8,8 @@ a fresh database migrated by the project's migrations, one object stored, read b
   PostgreSQL; SQLite has no driver of its own to compare against: its row is left out);
 - ``read``: ``Store.read(snapshot=False)`` around the direct statement (pool checkout,
   ``BEGIN``/``COMMIT`` as SQLAlchemy runs them, checkin);
+- ``read_isolation_per_checkout`` (PostgreSQL): the same on the writer's pool with autocommit
+  set at checkout and reset at checkin, as such reads ran before they had a pool of their own;
 - ``snapshot_read``: the same in ``Store.read()`` (REPEATABLE READ on PostgreSQL).
 
 Each call runs in one connection opened before the timing (the first three) or opens its own
@@ -96,10 +98,20 @@ async def measure(url: str, calls: int, rounds: int) -> list[dict[str, Any]]:
             async with store.read(snapshot=snapshot) as tx:
                 return await tx.get(KIND, "vn-bench", frozenset({"acme"}))
 
+        async def read_isolation_per_checkout() -> Any:
+            async with store.engines.writer.connect() as conn:
+                conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
+                async with conn.begin():
+                    return (await direct.execute(conn, query, params)).first()
+
         for name, snapshot in (("read", False), ("snapshot_read", True)):
             assert await read(snapshot) is not None
             rows.append({"path": name, "cpu_us": await _cpu_us(lambda snapshot=snapshot: read(snapshot),
                                                                calls, rounds)})
+        if store.dialect == "postgresql":
+            assert await read_isolation_per_checkout() is not None
+            rows.append({"path": "read_isolation_per_checkout",
+                         "cpu_us": await _cpu_us(read_isolation_per_checkout, calls, rounds)})
         return rows
     finally:
         await store.engines.dispose()

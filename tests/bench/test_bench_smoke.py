@@ -149,9 +149,11 @@ async def test_codec_cost(db: str) -> None:
 @pytest.mark.parametrize("db", DATABASES)
 async def test_statement_cost(db: str) -> None:
     # Every path found the object (the benchmark asserts it) and has its time; psycopg alone
-    # is measured on PostgreSQL only.
+    # and the isolation level per checkout are measured on PostgreSQL only.
     rows = await statement_cost.benchmark([db], calls=5, rounds=1)
-    expected = ["sqlalchemy", "direct", *(["driver"] if db == "postgresql" else []), "read", "snapshot_read"]
+    postgresql = db == "postgresql"
+    expected = ["sqlalchemy", "direct", *(["driver"] if postgresql else []), "read", "snapshot_read",
+                *(["read_isolation_per_checkout"] if postgresql else [])]
     assert [row["path"] for row in rows] == expected
     assert all(row["db"] == db and row["cpu_us"] > 0 for row in rows)
 
