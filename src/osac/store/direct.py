@@ -11,8 +11,8 @@ and result processors (the same SQLAlchemy's compiler gives its own execution, s
 document or a timestamp is bound and read back exactly as there), and each execution hands the
 text and the processed values to the driver's connection of the transaction, in the event loop
 itself: psycopg's ``AsyncConnection`` on PostgreSQL, the one-trip SQLite connection
-(``sqlite_driver.py``) on SQLite. Measured on PostgreSQL, a read of one object by id: 280 ->
-150 µs of the server's CPU (``docs/benchmarks.md``).
+(``sqlite_driver.py``) on SQLite. Measured on PostgreSQL, a read of one object by id: 301 ->
+193 µs of the server's CPU, psycopg alone 191 µs (``bench.statement_cost``, docs/benchmarks.md).
 
 What does not change: the transaction is SQLAlchemy's (``BEGIN``, ``COMMIT``, the pool, the
 isolation level), the statement is announced to ``before_cursor_execute`` listeners as before

@@ -11,7 +11,7 @@ not need: a pooled connection is pinged only after it has been idle a while
 statement on its own (autocommit) instead of between a ``BEGIN`` and a ``ROLLBACK``, on a pool
 of their own (``Engines.statements``) whose connections are in autocommit from the start:
 setting the isolation level at checkout and resetting it at checkin cost SQLAlchemy more than
-the statement (a read of one row: 557 -> 413 µs of CPU, docs/benchmarks.md).
+the statement (a read of one row: 628 -> 533 µs of CPU, ``bench.statement_cost``).
 """
 
 from __future__ import annotations
