@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import collections
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -63,7 +63,7 @@ class Compiled:
     #: One processor per result column, or None when no column needs one.
     results: tuple[Processor | None, ...] | None
     #: The result columns' names.
-    columns: tuple[str, ...] = field(default=())
+    columns: tuple[str, ...]
 
     def parameters(self, given: Mapping[str, Any]) -> Any:
         values = {**self.constants, **given} if self.constants else dict(given)

@@ -45,8 +45,8 @@ EVENT_SIGNALED = 4
 
 #: PostgreSQL NOTIFY channel that wakes readers in other processes (it never carries data).
 
-#: Row lock strength for ``Tx.find``.
-Lock = Literal["share", "update"]
+#: Row lock strength for ``Tx.find``, ``get`` and ``by_name`` (``statements.locked``).
+Lock = Literal["share", "no_key_update", "update"]
 
 #: ``None`` means every tenant (provider admins, the service itself).
 Tenants = frozenset[str] | None
@@ -128,14 +128,10 @@ class Tx:
                   ) -> Message | None:
         """The live object of ``kind`` with ``object_id`` (in one of ``tenants``), None if there is
         none; ``lock`` as ``find`` takes it."""
-        params: dict[str, Any] = {"object_id": object_id}
         if tenants is not None and not tenants:
             return None  # in no tenant
-        if tenants is None:
-            query = statements.data_by_id(kind.name, 0, lock)
-        else:
-            query = statements.data_by_id(kind.name, len(tenants), lock)
-            params.update(statements.tenant_parameters(tenants))
+        query = statements.data_by_id(kind.name, 0 if tenants is None else len(tenants), lock)
+        params = {"object_id": object_id, **statements.tenant_parameters(tenants or ())}
         row = (await direct.execute(self.conn, query, params)).first()
         return None if row is None else self._parse(row[0], kind.private_class())
 

@@ -62,10 +62,10 @@ def data_by_name(kind_name: str, lock: str | None = None) -> Select[Any]:
 
 def locked(query: Select[Any], lock: str | None) -> Select[Any]:
     """``query`` taking row locks on PostgreSQL (``Tx.find``): ``"share"`` (``FOR KEY SHARE``),
-    ``"update"`` (``FOR UPDATE``) or none."""
+    ``"no_key_update"`` (``FOR NO KEY UPDATE``), ``"update"`` (``FOR UPDATE``) or none."""
     if lock is None:
         return query
-    return query.with_for_update(read=lock == "share", key_share=lock == "share")
+    return query.with_for_update(read=lock == "share", key_share=lock in ("share", "no_key_update"))
 
 
 def tenant_parameters(tenants: Iterable[str]) -> dict[str, str]:

@@ -18,17 +18,12 @@ Both are released when the transaction ends.
 from __future__ import annotations
 
 import hashlib
-from functools import cache
-from typing import Any
 
 from google.protobuf.message import Message
-from sqlalchemy import Select, bindparam, select, text
+from sqlalchemy import text
 
 from osac.model.kinds import Kind
-from osac.store import direct
-from osac.store.codec import from_storage
 from osac.store.objects import Tx
-from osac.store.tables import LIVE
 
 
 def lock_key(name: str) -> int:
@@ -47,12 +42,4 @@ async def lock_row(tx: Tx, kind: Kind, object_id: str) -> Message | None:
     """The live object, its row held for an update until the transaction ends (None if gone).
 
     Read after the lock is granted, so it is the newest committed version."""
-    row = (await direct.execute(tx.conn, _held_row(kind.name), {"object_id": object_id})).first()
-    return None if row is None else from_storage(row[0], kind.private_class())
-
-
-@cache
-def _held_row(kind_name: str) -> Select[Any]:
-    """``data`` of one object by ``object_id``, its row held ``FOR NO KEY UPDATE`` (built once)."""
-    table = LIVE[kind_name]
-    return select(table.c.data).where(table.c.id == bindparam("object_id")).with_for_update(key_share=True)
+    return await tx.get(kind, object_id, lock="no_key_update")
