@@ -28,9 +28,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import Column, Index, PrimaryKeyConstraint, String, Table, delete, insert, select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import Column, Index, PrimaryKeyConstraint, String, Table, delete, select
 
+from osac.store import direct, statements
 from osac.store.errors import StoreError
 from osac.store.objects import Tx
 from osac.store.schema import ID_LENGTH, metadata
@@ -75,21 +75,17 @@ class ClaimTaken(StoreError):
 async def claim(tx: Tx, claim: str, key: str, owner_kind: str, owner_id: str) -> None:
     """Make ``(owner_kind, owner_id)`` the holder of ``(claim, key)`` in this transaction.
 
-    Idempotent for the same owner. The insert runs in a SAVEPOINT, so a refused insert leaves the
-    caller's transaction usable on PostgreSQL. On PostgreSQL a concurrent uncommitted claim of the
-    same key makes this call wait until that transaction ends (then it either succeeds or raises).
+    Idempotent for the same owner. The insert does nothing when the key is taken (``ON CONFLICT
+    DO NOTHING``), so a taken claim costs no error and no SAVEPOINT. On PostgreSQL a concurrent
+    uncommitted claim of the same key makes this call wait until that transaction ends (then it
+    either succeeds or raises).
 
     :raises ClaimTaken: another live object holds the claim.
     """
+    values = {"claim": claim, "key": key, "owner_kind": owner_kind, "owner_id": owner_id}
     for _ in range(ATTEMPTS):
-        try:
-            async with tx.conn.begin_nested():
-                await tx.conn.execute(
-                    insert(claims).values(claim=claim, key=key, owner_kind=owner_kind, owner_id=owner_id)
-                )
+        if (await direct.execute(tx.conn, statements.insert_unless_taken(claims, tx.dialect), values)).rowcount == 1:
             return
-        except IntegrityError:
-            pass
         holder = await holder_of(tx, claim, key)
         if holder is None:
             continue  # released in between: try again

@@ -57,16 +57,17 @@ class Decoded:
         self._keep(key, message.SerializeToString())
         return message
 
-    def remembering(self, message: Message) -> Callable[[], None]:
-        """What keeps ``message``, as it is now, as the parse of its (id, version): call it only
-        once the write that stored exactly this message committed (a rolled-back version may be
-        written again with other content)."""
+    def remembering(self, message: Message, raw: bytes | None = None) -> Callable[[], None]:
+        """What keeps ``message``, as it is now (``raw``: its serialisation, when the caller has
+        it), as the parse of its (id, version): call it only once the write that stored exactly
+        this message committed (a rolled-back version may be written again with other content)."""
         object_id = id_of(message)
         version = metadata_of(message).version
         if not object_id or version <= 0:
             return lambda: None
-        key, raw = (message.DESCRIPTOR.full_name, object_id, version), message.SerializeToString()
-        return lambda: self._keep(key, raw)
+        key = (message.DESCRIPTOR.full_name, object_id, version)
+        kept = message.SerializeToString() if raw is None else raw
+        return lambda: self._keep(key, kept)
 
     def _keep(self, key: tuple[str, str, int], raw: bytes) -> None:
         self._entries[key] = raw

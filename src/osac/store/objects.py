@@ -30,6 +30,7 @@ from osac.model.kinds import Kind
 from osac.model.shape import id_of, metadata_of, name_or_id
 from osac.store import direct, statements
 from osac.store.codec import from_storage, to_storage
+from osac.store.cost import count_copied
 from osac.store.decoded import Decoded
 from osac.store.engine import Engines
 from osac.store.errors import AlreadyExists, Conflict, DatabaseUnavailable, WriteContention
@@ -43,10 +44,11 @@ EVENT_UPDATED = 2
 EVENT_DELETED = 3
 EVENT_SIGNALED = 4
 
-#: PostgreSQL NOTIFY channel that wakes readers in other processes (it never carries data).
-
 #: Row lock strength for ``Tx.find``, ``get`` and ``by_name`` (``statements.locked``).
 Lock = Literal["share", "no_key_update", "update"]
+#: The lock strengths in increasing order: a row held at one serves reads asking for it or a
+#: weaker one (a row this transaction inserted is held at the strongest).
+_STRENGTH: dict[str | None, int] = {None: 0, "share": 1, "no_key_update": 2, "update": 3}
 
 #: ``None`` means every tenant (provider admins, the service itself).
 Tenants = frozenset[str] | None
@@ -66,6 +68,16 @@ class Written:
     def revision(self) -> int:
         """The revision of the write's event: 0 until the transaction is about to commit."""
         return self.event.revision
+
+
+@dataclass(frozen=True)
+class _Held:
+    """A row this transaction holds a lock on, as the transaction last read or wrote it."""
+
+    cls: type[Message]
+    raw: bytes
+    tenant: str
+    strength: int
 
 
 @dataclass
@@ -88,7 +100,17 @@ def object_label(kind: Kind, message: Message) -> str:
 
 
 class Tx:
-    """One database transaction. Reads return private messages; writes emit events."""
+    """One database transaction. Reads return private messages; writes emit events.
+
+    **Rows held.** A row this transaction locked (a read with ``lock``) or wrote stays locked
+    until it ends, so nobody else changes it meanwhile: a second locked read of it is answered
+    from the transaction's own copy, without a statement. A write's reference resolution, its
+    gates and its counters read the same subnet, pool or parent several times, each of them
+    under the subnet's or pool's lock that every concurrent create waits for. A ``share`` lock
+    (``FOR KEY SHARE``) only keeps the row from being deleted; the copy is the version this
+    transaction read, as if its later reads had run at that moment. ``savepoint`` forgets what
+    a rolled-back block held.
+    """
 
     def __init__(self, conn: AsyncConnection, clock: Clock, decoded: Decoded | None = None) -> None:
         self.conn = conn
@@ -100,6 +122,8 @@ class Tx:
         self._events: list[Event] = []
         self._after_commit: list[Callable[[], None]] = []
         self._after_rollback: list[Callable[[], None]] = []
+        self._held: dict[tuple[str, str], _Held] = {}
+        self._deleting: dict[tuple[str, str, str], bool | None] = {}
 
     def after_commit(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` once this transaction has committed (never if it rolls back)."""
@@ -117,10 +141,45 @@ class Tx:
     def _parse(self, data: dict[str, Any], cls: type[Message]) -> Message:
         return from_storage(data, cls) if self._decoded is None else self._decoded.parse(data, cls)
 
-    def _remember(self, message: Message) -> None:
-        """Keep the written ``message`` as the parse of its version once this transaction commits."""
-        if self._decoded is not None:  # serialised now: the caller may change its message later
-            self.after_commit(self._decoded.remembering(message))
+    def _wrote(self, kind: Kind, message: Message, strength: int) -> None:
+        """The written ``message``, serialised now (the caller may change it later): the copy of
+        its row this transaction holds, and the parse of its version once it commits."""
+        raw = message.SerializeToString()
+        self._hold(kind, message, raw, strength)
+        self._forget_deleting(kind)
+        if self._decoded is not None:
+            self.after_commit(self._decoded.remembering(message, raw))
+
+    def _forget_deleting(self, kind: Kind) -> None:
+        """A write of ``kind`` may change what ``is_deleting`` answered about it."""
+        if self._deleting:
+            self._deleting = {key: value for key, value in self._deleting.items() if key[0] != kind.name}
+
+    def _hold(self, kind: Kind, message: Message, raw: bytes, strength: int) -> None:
+        key = (kind.name, id_of(message))
+        before = self._held.get(key)
+        strength = max(strength, before.strength if before else 0)
+        self._held[key] = _Held(type(message), raw, metadata_of(message).tenant, strength)
+
+    def _held_row(self, kind: Kind, object_id: str, lock: Lock | None) -> _Held | None:
+        """The row, if this transaction holds it at least as strongly as ``lock`` asks."""
+        held = self._held.get((kind.name, object_id)) if lock is not None else None
+        return held if held is not None and held.strength >= _STRENGTH[lock] else None
+
+    @asynccontextmanager
+    async def savepoint(self) -> AsyncIterator[None]:
+        """A SAVEPOINT around the block: if the block raises, the database undoes its statements
+        (and drops the row locks they took), and the transaction forgets the rows, events and
+        commit callbacks of the block."""
+        held, events, callbacks = dict(self._held), len(self._events), len(self._after_commit)
+        try:
+            async with self.conn.begin_nested():
+                yield
+        except BaseException:
+            self._held = held
+            del self._events[events:]
+            del self._after_commit[callbacks:]
+            raise
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -130,10 +189,22 @@ class Tx:
         none; ``lock`` as ``find`` takes it."""
         if tenants is not None and not tenants:
             return None  # in no tenant
+        held = self._held_row(kind, object_id, lock)
+        if held is not None:
+            if tenants is not None and held.tenant not in tenants:
+                return None
+            count_copied()
+            return held.cls.FromString(held.raw)
         query = statements.data_by_id(kind.name, 0 if tenants is None else len(tenants), lock)
         params = {"object_id": object_id, **statements.tenant_parameters(tenants or ())}
         row = (await direct.execute(self.conn, query, params)).first()
-        return None if row is None else self._parse(row[0], kind.private_class())
+        return None if row is None else self._read_locked(kind, row[0], lock)
+
+    def _read_locked(self, kind: Kind, data: dict[str, Any], lock: Lock | None) -> Message:
+        message = self._parse(data, kind.private_class())
+        if lock is not None:
+            self._hold(kind, message, message.SerializeToString(), _STRENGTH[lock])
+        return message
 
     async def find(
         self,
@@ -160,8 +231,7 @@ class Tx:
         if limit is not None:
             query = query.limit(limit)
         query = statements.locked(query, lock)
-        cls = kind.private_class()
-        return [self._parse(row[0], cls) for row in await self.conn.execute(query)]
+        return [self._read_locked(kind, row[0], lock) for row in await self.conn.execute(query)]
 
     async def ids(self, kind: Kind) -> list[str]:
         """The ids of every live object of ``kind``, in id (creation) order."""
@@ -173,14 +243,19 @@ class Tx:
         ``lock`` as ``find`` takes it."""
         query = statements.data_by_name(kind.name, lock)
         row = (await direct.execute(self.conn, query, {"name": name, "tenant": tenant})).first()
-        return None if row is None else self._parse(row[0], kind.private_class())
+        return None if row is None else self._read_locked(kind, row[0], lock)
 
     async def is_deleting(self, kind: Kind, name: str, tenant: str) -> bool | None:
         """Whether the live object of ``kind`` named ``name`` in ``tenant`` is being deleted;
-        None when there is none. One column of one row: no object is read."""
-        rows = (await direct.execute(self.conn, statements.deletion_by_name(kind.name),
-                                     {"name": name, "tenant": tenant})).all()
-        return None if not rows else rows[0][0] is not None
+        None when there is none. One column of one row: no object is read. Asked once per
+        transaction (a create's nested creates ask again about their tenant): the later
+        answers are the first one, as if they had been asked at that moment."""
+        key = (kind.name, name, tenant)
+        if key not in self._deleting:
+            rows = (await direct.execute(self.conn, statements.deletion_by_name(kind.name),
+                                         {"name": name, "tenant": tenant})).all()
+            self._deleting[key] = None if not rows else rows[0][0] is not None
+        return self._deleting[key]
 
     async def existing(self, kind: Kind, object_ids: Iterable[str]) -> set[str]:
         """Which of ``object_ids`` are live objects of ``kind``."""
@@ -262,7 +337,7 @@ class Tx:
                 f"'{metadata_of(message).tenant}'"
             ) from error
         event = self.emit(EVENT_CREATED, kind, data)
-        self._remember(message)
+        self._wrote(kind, message, _STRENGTH["update"])
         return Written(message, event)
 
     async def replace(self, kind: Kind, message: Message, based_on_version: int) -> Written:
@@ -285,7 +360,7 @@ class Tx:
         if result.rowcount != 1:
             await self._conflict(kind, message, based_on_version)
         event = self.emit(EVENT_UPDATED, kind, data)
-        self._remember(message)
+        self._wrote(kind, message, _STRENGTH["no_key_update"])
         return Written(message, event)
 
     async def hold(self, kind: Kind, message: Message) -> None:
@@ -312,6 +387,8 @@ class Tx:
             self.conn, statements.insert_archived(kind.name), {**self._columns(data), "archived_at": self.clock.now()}
         )
         event = self.emit(EVENT_DELETED, kind, data)
+        self._held.pop((kind.name, data["id"]), None)
+        self._forget_deleting(kind)
         return Written(message, event, archived=True)
 
     async def _conflict(self, kind: Kind, message: Message, based_on: int) -> None:

@@ -22,6 +22,7 @@ from sqlalchemy import (
     Delete,
     Insert,
     Select,
+    Table,
     Text,
     Update,
     bindparam,
@@ -33,6 +34,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy import delete as sql_delete
+from sqlalchemy.dialects import postgresql, sqlite
 
 from osac.store import schema
 from osac.store.tables import ARCHIVE, LIVE
@@ -97,6 +99,16 @@ def replace_object(kind_name: str) -> Update:
     """The row of ``object_id`` at version ``based_on``, every column given as a parameter."""
     table = LIVE[kind_name]
     return update(table).where(table.c.id == bindparam("object_id"), table.c.version == bindparam("based_on"))
+
+
+@cache
+def insert_unless_taken(table: Table, dialect: str) -> Insert:
+    """``INSERT … ON CONFLICT DO NOTHING`` into ``table`` in ``dialect``'s syntax: a row that
+    would break a unique constraint is not written, without an error (row count 0), so the
+    caller needs no SAVEPOINT to go on. On PostgreSQL it waits for a concurrent uncommitted
+    insert of the same key, as a plain insert does."""
+    construct = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    return construct(table).on_conflict_do_nothing()
 
 
 @cache

@@ -91,7 +91,7 @@ async def create_external_ip(
         metadata_of(eip).labels.update(labels)
         eip.spec.pool = id_of(pool)
         try:
-            async with tx.conn.begin_nested():
+            async with tx.savepoint():
                 return as_kind(await service.create_in(tx, Caller.system(), eip), ExternalIP)
         except ResourceExhausted:
             tried.add(id_of(pool))

@@ -1,0 +1,176 @@
+"""The rows a writing transaction holds (``Tx``'s docstring): a second locked read of a row it
+locked or wrote sends no statement and returns the transaction's own latest copy, never a shared
+message; a weaker lock does not serve a stronger one; the tenancy of the read still applies; a
+SAVEPOINT that rolls back forgets what its block held, emitted and meant to do after the commit.
+``is_deleting`` is asked once per transaction until that kind is written. On both databases."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from google.protobuf.message import Message
+from sqlalchemy import event, select
+
+from osac.model import registry
+from osac.store import schema
+from osac.store.objects import Store, Tx
+
+VN = registry.get("virtual_network")
+TENANT = registry.get("tenant")
+
+
+def _vn(object_id: str, name: str, tenant: str = "acme") -> Message:
+    vn = VN.private_class()()
+    vn.id = object_id
+    vn.metadata.name = name
+    vn.metadata.tenant = tenant
+    vn.metadata.version = 1
+    vn.metadata.creation_timestamp.FromDatetime(datetime(2026, 1, 2, tzinfo=UTC))
+    return vn
+
+
+@contextmanager
+def counted(store: Store) -> Iterator[list[str]]:
+    """The statements the store's writer sends meanwhile."""
+    sent: list[str] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        sent.append(statement)
+
+    engine = store.engines.writer.sync_engine
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        yield sent
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+
+
+@pytest.fixture
+async def stored(store: Store) -> AsyncIterator[Store]:
+    async with store.write() as tx:
+        await tx.insert(VN, _vn("vn-1", "app"))
+    yield store
+
+
+async def test_a_row_locked_once_is_read_again_without_a_statement(stored: Store) -> None:
+    async with stored.write() as tx:
+        with counted(stored) as sent:
+            first = await tx.get(VN, "vn-1", lock="no_key_update")
+            again = await tx.get(VN, "vn-1", lock="share")
+            weaker_than_held = await tx.get(VN, "vn-1", lock="no_key_update")
+        assert len(sent) == 1, sent
+        assert first is not None and again is not None
+        assert first == again == weaker_than_held and first is not again
+        again.metadata.name = "changed by its reader"
+        third = await tx.get(VN, "vn-1", lock="share")
+        assert third is not None and third.metadata.name == "app"
+
+
+async def test_a_stronger_lock_or_an_unlocked_read_goes_to_the_database(stored: Store) -> None:
+    async with stored.write() as tx:
+        with counted(stored) as sent:
+            await tx.get(VN, "vn-1", lock="share")
+            await tx.get(VN, "vn-1", lock="update")
+            await tx.get(VN, "vn-1")
+            await tx.get(VN, "vn-1", lock="update")
+        assert len(sent) == 3, sent
+
+
+async def test_the_tenancy_of_a_read_applies_to_a_held_row(stored: Store) -> None:
+    async with stored.write() as tx:
+        assert await tx.get(VN, "vn-1", tenants=frozenset({"acme"}), lock="share") is not None
+        with counted(stored) as sent:
+            assert await tx.get(VN, "vn-1", tenants=frozenset({"globex"}), lock="share") is None
+            assert await tx.get(VN, "vn-1", tenants=frozenset({"acme", "shared"}), lock="share") is not None
+        assert sent == []
+
+
+async def test_a_row_written_by_the_transaction_is_read_back_as_written(stored: Store) -> None:
+    async with stored.write() as tx:
+        stored_vn = await tx.get(VN, "vn-1", lock="no_key_update")
+        assert stored_vn is not None
+        stored_vn.metadata.labels["note"] = "renamed"
+        await tx.replace(VN, stored_vn, based_on_version=1)
+        await tx.insert(VN, _vn("vn-2", "new"))
+        with counted(stored) as sent:
+            replaced = await tx.get(VN, "vn-1", lock="no_key_update")
+            inserted = await tx.get(VN, "vn-2", lock="update")
+        assert sent == []
+        assert replaced is not None and (replaced.metadata.labels.get("note"), replaced.metadata.version) == ("renamed", 2)
+        assert inserted is not None and inserted.metadata.name == "new"
+    async with stored.read() as tx:
+        again = await tx.get(VN, "vn-1")
+        assert again is not None and (again.metadata.labels.get("note"), again.metadata.version) == ("renamed", 2)
+
+
+async def test_an_archived_row_is_not_held_any_more(stored: Store) -> None:
+    async with stored.write() as tx:
+        vn = await tx.get(VN, "vn-1", lock="update")
+        assert vn is not None
+        vn.metadata.deletion_timestamp.FromDatetime(datetime(2026, 1, 3, tzinfo=UTC))
+        assert (await tx.replace(VN, vn, based_on_version=1)).archived
+        assert await tx.get(VN, "vn-1", lock="update") is None
+
+
+async def test_a_rolled_back_savepoint_forgets_what_its_block_held_and_emitted(stored: Store) -> None:
+    committed: list[str] = []
+    async with stored.write() as tx:
+        with pytest.raises(RuntimeError, match="undone"):
+            async with tx.savepoint():
+                await tx.insert(VN, _vn("vn-2", "inside"))
+                vn = await tx.get(VN, "vn-1", lock="no_key_update")
+                assert vn is not None
+                vn.metadata.labels["note"] = "inside"
+                await tx.replace(VN, vn, based_on_version=1)
+                tx.after_commit(lambda: committed.append("inside"))
+                raise RuntimeError("undone")
+        with counted(stored) as sent:
+            assert await tx.get(VN, "vn-2", lock="update") is None
+            after = await tx.get(VN, "vn-1", lock="no_key_update")
+        assert len(sent) == 2
+        assert after is not None and (dict(after.metadata.labels), after.metadata.version) == ({}, 1)
+        before = tx.last_event
+        assert before is None
+        tx.after_commit(lambda: committed.append("outside"))
+    assert committed == ["outside"]
+    async with stored.read() as tx:
+        kinds = (await tx.conn.execute(select(schema.events.c.object_id).order_by(schema.events.c.revision))).all()
+        assert [row[0] for row in kinds] == ["vn-1"]  # the first insert's event only
+
+
+async def test_a_kept_savepoint_keeps_what_its_block_did(stored: Store) -> None:
+    async with stored.write() as tx:
+        async with tx.savepoint():
+            await tx.insert(VN, _vn("vn-2", "inside"))
+        with counted(stored) as sent:
+            assert await tx.get(VN, "vn-2", lock="update") is not None
+        assert sent == []
+    async with stored.read() as tx:
+        assert await tx.get(VN, "vn-2") is not None
+
+
+async def _tenant(tx: Tx, name: str) -> None:
+    tenant = TENANT.private_class()()
+    tenant.id = f"id-{name}"
+    tenant.metadata.name = name
+    tenant.metadata.tenant = name
+    tenant.metadata.version = 1
+    tenant.metadata.creation_timestamp.FromDatetime(datetime(2026, 1, 2, tzinfo=UTC))
+    await tx.insert(TENANT, tenant)
+
+
+async def test_is_deleting_is_asked_once_until_its_kind_is_written(store: Store) -> None:
+    async with store.write() as tx:
+        with counted(store) as sent:
+            assert await tx.is_deleting(TENANT, "acme", "acme") is None
+            assert await tx.is_deleting(TENANT, "acme", "acme") is None
+        assert len(sent) == 1
+        await _tenant(tx, "acme")
+        with counted(store) as sent:
+            assert await tx.is_deleting(TENANT, "acme", "acme") is False
+            assert await tx.is_deleting(TENANT, "acme", "acme") is False
+        assert len(sent) == 1
