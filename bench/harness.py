@@ -64,9 +64,9 @@ def scratch_database(db: str, workdir: Path) -> Iterator[str]:
     name = f"osac_bench_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(PG_ADMIN_DSN, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
-    base = PG_ADMIN_DSN.rsplit("/", 1)[0]
-    try:
-        yield f"{base}/{name}".replace("postgresql://", "postgresql+psycopg://", 1)
+    try:  # the admin URL's host, port and query (a socket directory: ?host=/var/run/postgresql) kept
+        yield make_url(PG_ADMIN_DSN).set(drivername="postgresql+psycopg", database=name).render_as_string(
+            hide_password=False)
     finally:
         with psycopg.connect(PG_ADMIN_DSN, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

@@ -8,8 +8,7 @@ shows the resulting latency at 65,000 allocated."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from sqlalchemy import event, text
@@ -18,21 +17,7 @@ from osac.ipam import allocator
 from osac.ipam.allocator import WORKLOAD
 from osac.store.objects import Store, Tx
 from tests.ipam.conftest import add_subnet
-
-
-@asynccontextmanager
-async def _recording(store: Store) -> AsyncIterator[list[str]]:
-    statements: list[str] = []
-
-    def record(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
-        statements.append(" ".join(statement.split())[:60])
-
-    engine = store.engines.writer.sync_engine
-    event.listen(engine, "before_cursor_execute", record)
-    try:
-        yield statements
-    finally:
-        event.remove(engine, "before_cursor_execute", record)
+from tests.support.statements import sent
 
 
 async def _statements(store: Store, operation: Callable[[Tx], Awaitable[object]]) -> list[str]:
@@ -40,9 +25,9 @@ async def _statements(store: Store, operation: Callable[[Tx], Awaitable[object]]
     which every transaction has, are left out)."""
     async with store.write() as tx:
         await tx.conn.exec_driver_sql("SELECT 1")  # the transaction is open before we count
-        async with _recording(store) as statements:
+        with sent(store) as statements:
             await operation(tx)
-        return list(statements)
+        return [statement[:60] for statement in statements]
 
 
 async def _fill(store: Store, subnet: str, owner: str, count: int) -> None:

@@ -15,6 +15,7 @@ from osac.services.core.context import Caller
 from osac.services.core.errors import FailedPrecondition, InvalidArgument, ResourceExhausted, ServiceError
 from osac.services.networking import addresses, gateway_reuse, pool_selection
 from osac.services.workloads import network_attachments
+from osac.store import lifecycle
 from osac.store.tables import LIVE
 from tests.networking.conftest import Net
 from tests.support.networking import PRIVATE, find_by_name, set_state
@@ -171,7 +172,9 @@ async def test_auto_external_ips(net: Net) -> None:
     async with write(net) as ctx:
         [(eip, attached)] = await network_attachments.provision_auto_external_ips(
             ctx, registry.get("compute_instance"), await load(net, "compute_instance", vm["id"]), [0])
-        assert ctx.notes[0][1] == "AutoExternalIPCreated"
+    async with net.server.app.store.read() as tx:  # recorded at commit, with the address reserved then
+        assert await lifecycle.reasons(tx, vm["id"], ["AutoExternalIPCreated"]) == [
+            ("AutoExternalIPCreated", f"automatic external access: ExternalIP 'auto-{vm['id']}' ({eip.status.address})")]
     labels = {"osac.openshift.io/auto-provisioned": "true", "osac.openshift.io/auto-provisioned-for": vm["id"]}
     assert (eip.metadata.name, dict(eip.metadata.labels), eip.metadata.creator) == (f"auto-{vm['id']}", labels, "system")
     assert (attached.metadata.name, dict(attached.metadata.labels)) == (f"auto-{vm['id']}", labels)

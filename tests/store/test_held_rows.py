@@ -6,18 +6,17 @@ SAVEPOINT that rolls back forgets what its block held, emitted and meant to do a
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime
-from typing import Any
 
 import pytest
 from google.protobuf.message import Message
-from sqlalchemy import event, select
+from sqlalchemy import select
 
 from osac.model import registry
 from osac.store import schema
 from osac.store.objects import Store, Tx
+from tests.support.statements import sent
 
 VN = registry.get("virtual_network")
 TENANT = registry.get("tenant")
@@ -33,22 +32,6 @@ def _vn(object_id: str, name: str, tenant: str = "acme") -> Message:
     return vn
 
 
-@contextmanager
-def counted(store: Store) -> Iterator[list[str]]:
-    """The statements the store's writer sends meanwhile."""
-    sent: list[str] = []
-
-    def record(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
-        sent.append(statement)
-
-    engine = store.engines.writer.sync_engine
-    event.listen(engine, "before_cursor_execute", record)
-    try:
-        yield sent
-    finally:
-        event.remove(engine, "before_cursor_execute", record)
-
-
 @pytest.fixture
 async def stored(store: Store) -> AsyncIterator[Store]:
     async with store.write() as tx:
@@ -58,11 +41,11 @@ async def stored(store: Store) -> AsyncIterator[Store]:
 
 async def test_a_row_locked_once_is_read_again_without_a_statement(stored: Store) -> None:
     async with stored.write() as tx:
-        with counted(stored) as sent:
+        with sent(stored) as statements:
             first = await tx.get(VN, "vn-1", lock="no_key_update")
             again = await tx.get(VN, "vn-1", lock="share")
             weaker_than_held = await tx.get(VN, "vn-1", lock="no_key_update")
-        assert len(sent) == 1, sent
+        assert len(statements) == 1, statements
         assert first is not None and again is not None
         assert first == again == weaker_than_held and first is not again
         again.metadata.name = "changed by its reader"
@@ -72,21 +55,21 @@ async def test_a_row_locked_once_is_read_again_without_a_statement(stored: Store
 
 async def test_a_stronger_lock_or_an_unlocked_read_goes_to_the_database(stored: Store) -> None:
     async with stored.write() as tx:
-        with counted(stored) as sent:
+        with sent(stored) as statements:
             await tx.get(VN, "vn-1", lock="share")
             await tx.get(VN, "vn-1", lock="update")
             await tx.get(VN, "vn-1")
             await tx.get(VN, "vn-1", lock="update")
-        assert len(sent) == 3, sent
+        assert len(statements) == 3, statements
 
 
 async def test_the_tenancy_of_a_read_applies_to_a_held_row(stored: Store) -> None:
     async with stored.write() as tx:
         assert await tx.get(VN, "vn-1", tenants=frozenset({"acme"}), lock="share") is not None
-        with counted(stored) as sent:
+        with sent(stored) as statements:
             assert await tx.get(VN, "vn-1", tenants=frozenset({"globex"}), lock="share") is None
             assert await tx.get(VN, "vn-1", tenants=frozenset({"acme", "shared"}), lock="share") is not None
-        assert sent == []
+        assert statements == []
 
 
 async def test_a_row_written_by_the_transaction_is_read_back_as_written(stored: Store) -> None:
@@ -96,10 +79,10 @@ async def test_a_row_written_by_the_transaction_is_read_back_as_written(stored: 
         stored_vn.metadata.labels["note"] = "renamed"
         await tx.replace(VN, stored_vn, based_on_version=1)
         await tx.insert(VN, _vn("vn-2", "new"))
-        with counted(stored) as sent:
+        with sent(stored) as statements:
             replaced = await tx.get(VN, "vn-1", lock="no_key_update")
             inserted = await tx.get(VN, "vn-2", lock="update")
-        assert sent == []
+        assert statements == []
         assert replaced is not None and (replaced.metadata.labels.get("note"), replaced.metadata.version) == ("renamed", 2)
         assert inserted is not None and inserted.metadata.name == "new"
     async with stored.read() as tx:
@@ -128,10 +111,10 @@ async def test_a_rolled_back_savepoint_forgets_what_its_block_held_and_emitted(s
                 await tx.replace(VN, vn, based_on_version=1)
                 tx.after_commit(lambda: committed.append("inside"))
                 raise RuntimeError("undone")
-        with counted(stored) as sent:
+        with sent(stored) as statements:
             assert await tx.get(VN, "vn-2", lock="update") is None
             after = await tx.get(VN, "vn-1", lock="no_key_update")
-        assert len(sent) == 2
+        assert len(statements) == 2
         assert after is not None and (dict(after.metadata.labels), after.metadata.version) == ({}, 1)
         before = tx.last_event
         assert before is None
@@ -146,9 +129,9 @@ async def test_a_kept_savepoint_keeps_what_its_block_did(stored: Store) -> None:
     async with stored.write() as tx:
         async with tx.savepoint():
             await tx.insert(VN, _vn("vn-2", "inside"))
-        with counted(stored) as sent:
+        with sent(stored) as statements:
             assert await tx.get(VN, "vn-2", lock="update") is not None
-        assert sent == []
+        assert statements == []
     async with stored.read() as tx:
         assert await tx.get(VN, "vn-2") is not None
 
@@ -165,12 +148,64 @@ async def _tenant(tx: Tx, name: str) -> None:
 
 async def test_is_deleting_is_asked_once_until_its_kind_is_written(store: Store) -> None:
     async with store.write() as tx:
-        with counted(store) as sent:
+        with sent(store) as statements:
             assert await tx.is_deleting(TENANT, "acme", "acme") is None
             assert await tx.is_deleting(TENANT, "acme", "acme") is None
-        assert len(sent) == 1
+        assert len(statements) == 1
         await _tenant(tx, "acme")
-        with counted(store) as sent:
+        with sent(store) as statements:
             assert await tx.is_deleting(TENANT, "acme", "acme") is False
             assert await tx.is_deleting(TENANT, "acme", "acme") is False
-        assert len(sent) == 1
+        assert len(statements) == 1
+
+
+async def test_amend_rewrites_a_written_row_and_its_event_at_the_same_version(stored: Store) -> None:
+    async with stored.write() as tx:
+        await tx.insert(VN, _vn("vn-2", "new"))
+
+        async def late() -> None:
+            def label(vn: Message) -> None:
+                vn.metadata.labels["address"] = "203.0.113.7"
+
+            amended = await tx.amend(VN, "vn-2", label)
+            assert amended.metadata.labels["address"] == "203.0.113.7"
+
+        tx.before_commit(late)
+        with pytest.raises(ValueError, match="was not written by this transaction"):
+            await tx.amend(VN, "vn-1", lambda vn: None)
+    async with stored.read() as tx:
+        row = await tx.get(VN, "vn-2")
+        assert row is not None and (dict(row.metadata.labels), row.metadata.version) == ({"address": "203.0.113.7"}, 1)
+        events = (await tx.conn.execute(select(schema.events.c.object_id, schema.events.c.data)
+                                        .order_by(schema.events.c.revision))).all()
+    assert [(object_id, data["metadata"].get("labels")) for object_id, data in events] == [
+        ("vn-1", None), ("vn-2", {"address": "203.0.113.7"})]  # one CREATED event, carrying the amendment
+
+
+async def test_before_commit_callbacks_run_in_order_with_those_they_add(stored: Store) -> None:
+    ran: list[str] = []
+    async with stored.write() as tx:
+
+        async def second() -> None:
+            ran.append("second")
+
+        async def first() -> None:
+            ran.append("first")
+            tx.before_commit(third)
+
+        async def third() -> None:
+            ran.append("third")
+
+        tx.before_commit(first)
+        tx.before_commit(second)
+        assert ran == []
+    assert ran == ["first", "second", "third"]
+
+
+async def test_a_read_transaction_refuses_work_for_a_commit(stored: Store) -> None:
+    async def nothing() -> None:
+        return None
+
+    with pytest.raises(RuntimeError, match="never makes"):
+        async with stored.read() as tx:
+            tx.before_commit(nothing)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from osac.services.networking.allocation_metrics import ALLOCATION_FAILURES
+from osac.store import outbox
 from tests.support.networking import find_by_name, set_state
 from tests.support.watching import outbox_after
 from tests.workloads.conftest import BMS, VMS, Workloads, failure
@@ -38,12 +39,18 @@ async def test_instances_get_an_external_ip_in_their_create_transaction(wl: Work
     assert stored["metadata"]["finalizers"] == ["osac.openshift.io/auto-provisioned-cleanup"]
     assert "finalizers" not in vm["metadata"]  # private-only field
 
-    # One transaction: the Create's events carry consecutive revisions, nothing in between.
+    # One transaction: the Create's events carry consecutive revisions, nothing in between. The
+    # addresses are reserved last (the subnet's and the pool's counters), and the events of the
+    # ExternalIP and its attachment carry the address reserved then.
     written = (await outbox_after(wl.server.app, before))[:5]
     assert [(kind_of_change, kind) for _, kind_of_change, kind in written] == [
-        ("UPDATED", "subnet"), ("CREATED", "compute_instance"), ("CREATED", "external_ip"),
-        ("CREATED", "external_ip_attachment"), ("UPDATED", "external_ip_pool")]
+        ("CREATED", "compute_instance"), ("CREATED", "external_ip"), ("CREATED", "external_ip_attachment"),
+        ("UPDATED", "subnet"), ("UPDATED", "external_ip_pool")]
     assert [revision for revision, _, _ in written] == list(range(before + 1, before + 6))
+    async with wl.server.app.store.read() as tx:
+        created = {event.kind: event.data for event in await outbox.events_after(tx, before, limit=5)}
+    assert created["external_ip"]["status"]["address"] == eip["status"]["address"]
+    assert created["external_ip_attachment"]["status"]["external_ip_address"] == eip["status"]["address"]
 
     server = await wl.create(BMS, {"metadata": {"name": "bm"}, "spec": {"host_type": "bm-standard",
                                                                          "auto_external_ip_attachment": True}})

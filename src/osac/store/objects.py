@@ -12,7 +12,7 @@ whatever the caller checked before.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -122,12 +122,28 @@ class Tx:
         self._events: list[Event] = []
         self._after_commit: list[Callable[[], None]] = []
         self._after_rollback: list[Callable[[], None]] = []
+        self._before_commit: list[Callable[[], Awaitable[None]]] = []
+        #: How many ``savepoint`` blocks are open.
+        self.savepoints = 0
         self._held: dict[tuple[str, str], _Held] = {}
         self._deleting: dict[tuple[str, str, str], bool | None] = {}
 
     def after_commit(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` once this transaction has committed (never if it rolls back)."""
         self._after_commit.append(callback)
+
+    def before_commit(self, callback: Callable[[], Awaitable[None]]) -> None:
+        """Run ``callback`` as the transaction's last work, after its block and before its events
+        are numbered (``finish``): what takes a lock every concurrent writer waits for (an address
+        reservation) holds it from there to the commit only. Callbacks run in the order they
+        were added, those they add after them."""
+        self._before_commit.append(callback)
+
+    async def finish(self) -> None:
+        """Run the ``before_commit`` callbacks (``Store.write`` does, and a dry run before it
+        rolls back, so that it fails as the write would)."""
+        while self._before_commit:
+            await self._before_commit.pop(0)()
 
     def after_rollback(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` once this transaction has ended without committing: its block
@@ -171,7 +187,9 @@ class Tx:
         """A SAVEPOINT around the block: if the block raises, the database undoes its statements
         (and drops the row locks they took), and the transaction forgets the rows, events and
         commit callbacks of the block."""
-        held, events, callbacks = dict(self._held), len(self._events), len(self._after_commit)
+        held, events = dict(self._held), len(self._events)
+        callbacks, last_work = len(self._after_commit), len(self._before_commit)
+        self.savepoints += 1
         try:
             async with self.conn.begin_nested():
                 yield
@@ -179,7 +197,10 @@ class Tx:
             self._held = held
             del self._events[events:]
             del self._after_commit[callbacks:]
+            del self._before_commit[last_work:]
             raise
+        finally:
+            self.savepoints -= 1
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -363,6 +384,30 @@ class Tx:
         self._wrote(kind, message, _STRENGTH["no_key_update"])
         return Written(message, event)
 
+    async def amend(self, kind: Kind, object_id: str, change: Callable[[Message], None]) -> Message:
+        """Change an object this transaction wrote, before it commits: ``change`` edits the
+        transaction's copy, which is written over the row at the same version, and the object's
+        latest event carries it instead (nobody saw the version in between). For what is only
+        known at the end of the transaction (``before_commit``), such as a reserved address.
+
+        :raises ValueError: this transaction did not write the object.
+        """
+        held = self._held.get((kind.name, object_id))
+        if held is None or held.strength < _STRENGTH["no_key_update"]:
+            raise ValueError(f"{kind.message} {object_id} was not written by this transaction; it cannot be amended")
+        message = held.cls.FromString(held.raw)
+        change(message)
+        version = metadata_of(message).version
+        data = to_storage(message)
+        await direct.execute(self.conn, statements.replace_object(kind.name),
+                             {**self._columns(data), "object_id": object_id, "based_on": version})
+        for event in reversed(self._events):
+            if event.kind == kind.name and event.data["id"] == object_id:
+                event.data = data
+                break
+        self._wrote(kind, message, held.strength)
+        return message
+
     async def hold(self, kind: Kind, message: Message) -> None:
         """Lock the stored object's row until this transaction ends, as of ``message``'s version:
         what this transaction decided from that version cannot be overtaken by a write committed
@@ -545,6 +590,7 @@ class Store:
                 async with conn.begin():
                     tx = Tx(conn, self.clock, self.decoded)
                     yield tx
+                    await tx.finish()
                     await tx.append_events()
                 # Committed. The callbacks run before the connection goes back to the pool (on
                 # PostgreSQL a round trip), so that a reader woken by the commit's NOTIFY mostly
@@ -587,7 +633,10 @@ class Store:
                 if snapshot and self.dialect == "postgresql":
                     conn = await conn.execution_options(isolation_level="REPEATABLE READ")
                 async with conn.begin():
-                    yield Tx(conn, self.clock, self.decoded)
+                    tx = Tx(conn, self.clock, self.decoded)
+                    yield tx
+                    if tx._before_commit:
+                        raise RuntimeError("a read transaction was given work to do before a commit it never makes")
         except (DBAPIError, PoolTimeout, PendingRollbackError) as error:
             _raise_unavailable(error)
             raise

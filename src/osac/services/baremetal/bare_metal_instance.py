@@ -77,7 +77,7 @@ class BareMetalInstanceBehaviour(Behaviour[BareMetalInstance]):
         interfaces.resolve_interfaces(ATTACHMENTS, items, host_type)
         attachment_rules.require_one_primary(ATTACHMENTS, items)
         await network_attachments.validate(tx, ATTACHMENTS, items, workload=WORKLOAD)
-        await attachment_rules.reserve_on_create(tx, self.kind, obj, items)
+        attachment_rules.reserve_on_create(tx, self.kind, obj, items)
         obj.status.CopyFrom(initial_status.initial_bare_metal_instance_status(tx.clock.now(), spec.restart_trigger))
 
     async def _prepare_update(self, ctx: WriteContext, obj: BareMetalInstance, stored: BareMetalInstance) -> None:

@@ -57,7 +57,7 @@ class ComputeInstanceBehaviour(Behaviour[ComputeInstance]):
         attachment_rules.require_one_primary(ATTACHMENTS, items)
         vn = await network_attachments.validate(tx, ATTACHMENTS, items, workload=WORKLOAD)
         await network_attachments.require_k8s_manager(tx, vn, "ComputeInstances")
-        await attachment_rules.reserve_on_create(tx, self.kind, obj, items)
+        attachment_rules.reserve_on_create(tx, self.kind, obj, items)
         obj.status.CopyFrom(initial_status.initial_compute_instance_status(tx.clock.now()))
 
     async def _prepare_update(self, ctx: WriteContext, obj: ComputeInstance, stored: ComputeInstance) -> None:

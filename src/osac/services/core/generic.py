@@ -202,6 +202,7 @@ class KindService:
             async with self.store.write() as tx:
                 created = await self.create_in(tx, caller, obj)
                 if caller.dry_run:
+                    await tx.finish()  # its reservations too: a dry run fails as the Create would
                     raise _DryRun(created)
         except _DryRun as dry:
             result = dry.object

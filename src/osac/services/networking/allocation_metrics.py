@@ -37,5 +37,10 @@ def allocation_path(path: str) -> Iterator[None]:
         _PATH.reset(token)
 
 
+def current_path() -> str:
+    """The path allocations are counted under here (to count a reservation made later, at commit)."""
+    return _PATH.get()
+
+
 def count_failure(space: str) -> None:
     ALLOCATION_FAILURES.labels(space, _PATH.get()).inc()

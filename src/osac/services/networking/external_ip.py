@@ -1,15 +1,17 @@
 """ExternalIP semantics (networking.md §3.1, §3.2, §4, §5.3; api.md §11.3).
 
 Create: the pool an IPv4 pool (IPv6 pools are never allocated from: FAILED_PRECONDITION), READY
-and live; one address reserved from it in the Create transaction (``status.address``,
-``status.pool``), the pool's counters updated in the same transaction; none free →
-RESOURCE_EXHAUSTED ``ExternalIPPool '<name>' has no available addresses``. The address is
+and live; one address reserved from it in the Create transaction, as its last work
+(``reservations``; ``status.address`` is filled in then), the pool's counters updated in the same
+transaction; none free → RESOURCE_EXHAUSTED ``ExternalIPPool '<name>' has no available addresses``. The address is
 released by the reconciler once the fabric confirms the release (``addresses.release``).
 
 State machine: ALLOCATED instead of READY (``state_machines.EXTERNAL_IP``).
 """
 
 from __future__ import annotations
+
+from google.protobuf.message import Message
 
 from osac.api.private.v1.external_ip_pool_type_pb2 import ExternalIPPool
 from osac.api.private.v1.external_ip_type_pb2 import ExternalIP
@@ -18,7 +20,7 @@ from osac.model.kinds import Kind
 from osac.model.shape import as_kind, id_of
 from osac.services.core.behaviour import Behaviour, WriteContext
 from osac.services.core.errors import FailedPrecondition, InvalidArgument
-from osac.services.networking import addresses, external_ip_pool, gates, state_machines
+from osac.services.networking import external_ip_pool, gates, reservations, state_machines
 from osac.store.objects import object_label
 
 
@@ -40,11 +42,21 @@ class ExternalIPBehaviour(Behaviour[ExternalIP]):
                 f"{object_label(pool_kind, pool)} is not an IPv4 pool; ExternalIPs are allocated from IPv4 pools only"
             )
         gates.check_ready(pool_kind, pool)
-        address = await addresses.reserve_external(ctx.tx, pool, self.kind.name, obj.id)
         status = obj.status
-        status.address = address
         status.pool = id_of(pool)
         status.attached = False
         gates.add_sibling(obj.id)
+        tx = ctx.tx
+
+        async def reserved(address: str, pool_id: str) -> None:
+            def fill(stored: Message) -> None:
+                eip = as_kind(stored, ExternalIP)
+                eip.status.address = address
+                eip.spec.pool = eip.status.pool = pool_id
+
+            fill(obj)  # the message the Create answers with
+            await tx.amend(self.kind, obj.id, fill)
+
+        reservations.external_at_commit(tx, id_of(pool), owner_type=self.kind.name, owner_id=obj.id, then=reserved)
 
 

@@ -29,7 +29,7 @@ from osac.model.kinds import Kind
 from osac.model.shape import as_kind, id_of, metadata_of, status_of
 from osac.services.core.behaviour import Behaviour, WriteContext
 from osac.services.core.errors import FailedPrecondition, InvalidArgument
-from osac.services.networking import consumers, gates, state_machines
+from osac.services.networking import consumers, gates, reservations, state_machines
 from osac.store.objects import Tx, object_label
 
 #: ``spec.target`` oneof field → kind name.
@@ -91,9 +91,24 @@ class ExternalIPAttachmentBehaviour(Behaviour[ExternalIPAttachment]):
         )
         status = obj.status
         status.external_ip_address = as_kind(eip, ExternalIP).status.address
+        if not status.external_ip_address:
+            self._copy_address_when_reserved(tx, obj)
         if not status.reason:
             status.reason = WAITING_FOR_IP_ADDRESS
         gates.add_sibling(obj.id)
+
+    def _copy_address_when_reserved(self, tx: Tx, obj: ExternalIPAttachment) -> None:
+        """The ExternalIP was created in this transaction and gets its address at commit
+        (``reservations``): copy it then."""
+
+        async def copy(address: str, _pool_id: str) -> None:
+            def fill(stored: Message) -> None:
+                as_kind(stored, ExternalIPAttachment).status.external_ip_address = address
+
+            fill(obj)  # the message the Create answers with
+            await tx.amend(self.kind, obj.id, fill)
+
+        reservations.when_reserved(tx, obj.spec.external_ip, copy)
 
     async def after_archive(self, tx: Tx, obj: ExternalIPAttachment) -> None:
         await consumers.release(tx, self.kind.name, obj.id)

@@ -21,7 +21,7 @@ from osac.model import registry
 from osac.model.shape import as_kind, id_of, metadata_of, status_of
 from osac.services.core.context import Caller
 from osac.services.core.errors import ResourceExhausted
-from osac.services.networking import addresses, external_ip_pool, gates
+from osac.services.networking import addresses, external_ip_pool, gates, reservations
 from osac.services.networking.allocation_metrics import EXTERNAL, count_failure
 from osac.store.objects import Tx
 
@@ -75,23 +75,22 @@ async def create_external_ip(
     tx: Tx, services: Services, *, tenant: str, name: str, labels: Mapping[str, str]
 ) -> ExternalIP:
     """Create an ExternalIP (as the service itself) in the best pool, inside the caller's
-    transaction. A pool exhausted by a concurrent request between the choice and the reservation
-    is skipped for the next best one.
+    transaction. Its address is reserved at commit (``reservations``); a pool exhausted by
+    concurrent requests by then is skipped for the next best one.
 
-    :raises ResourceExhausted: ``EXHAUSTED_IPV4``.
+    :raises ResourceExhausted: ``EXHAUSTED_IPV4``, now or at commit.
     """
     kind = registry.get("external_ip")
-    service = services[kind.name]
-    tried: set[str] = set()
-    while True:
-        pool = await select_pool(tx, exclude=tried, tenant=tenant, name=name)
-        eip = as_kind(kind.private_class()(), ExternalIP)
-        metadata_of(eip).name = name
-        metadata_of(eip).tenant = tenant
-        metadata_of(eip).labels.update(labels)
-        eip.spec.pool = id_of(pool)
-        try:
-            async with tx.savepoint():
-                return as_kind(await service.create_in(tx, Caller.system(), eip), ExternalIP)
-        except ResourceExhausted:
-            tried.add(id_of(pool))
+    pool = await select_pool(tx, tenant=tenant, name=name)
+    eip = as_kind(kind.private_class()(), ExternalIP)
+    metadata_of(eip).name = name
+    metadata_of(eip).tenant = tenant
+    metadata_of(eip).labels.update(labels)
+    eip.spec.pool = id_of(pool)
+    created = as_kind(await services[kind.name].create_in(tx, Caller.system(), eip), ExternalIP)
+
+    async def next_pool(tx: Tx, tried: set[str]) -> Message:
+        return await select_pool(tx, exclude=tried, tenant=tenant, name=name)
+
+    reservations.fall_back(tx, created.id, next_pool)
+    return created

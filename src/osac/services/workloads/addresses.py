@@ -1,7 +1,7 @@
 """The subnet addresses of an instance's network attachments (networking.md §5.3, §7.2, §7.4).
 
 A ComputeInstance or BareMetalInstance holds one workload-range address per attachment, reserved
-in its Create transaction so that a full subnet refuses the Create (RESOURCE_EXHAUSTED
+in its Create transaction (as its last work, ``reservations``) so that a full subnet refuses the Create (RESOURCE_EXHAUSTED
 ``Subnet '<name>' has no free addresses (needed 1, available 0)``) instead of failing later, and
 so that the providers are told the address rather than asked for one.
 
@@ -17,32 +17,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from osac.ipam import allocator
-from osac.model import registry
-from osac.services.networking import addresses, gates
+from osac.services.networking import addresses, reservations
 from osac.store.objects import Tx
 
 PURPOSE = "attachment"
 
 
-async def reserve_attachment_addresses(
-    tx: Tx, kind_name: str, owner_id: str, subnet_ids: Sequence[str]
-) -> list[str]:
-    """Reserve one address in each attachment's subnet, in attachment order; returns them.
-    Subnets are locked in id order first, so instances reserving in the same subnets never
-    deadlock. Idempotent per owner key.
+def reserve_attachment_addresses(tx: Tx, kind_name: str, owner_id: str, subnet_ids: Sequence[str]) -> None:
+    """Reserve one address in each attachment's subnet, in attachment order, at commit
+    (``reservations``: the subnet's lock is held for the last statements of the Create only).
+    Idempotent per owner key.
 
-    :raises ResourceExhausted: a subnet's workload range is full (the whole Create fails).
+    :raises ResourceExhausted: at commit, a subnet's workload range is full (the whole Create fails).
     """
-    subnet_kind = registry.get(addresses.SUBNET)
-    await addresses.lock_counted(tx, addresses.SUBNET, subnet_ids)
-    reserved: list[str] = []
     for index, subnet_id in enumerate(subnet_ids):
-        subnet = await gates.load(tx, subnet_kind, subnet_id)
-        found = await addresses.reserve_workload(
-            tx, subnet, owner_type=kind_name, owner_id=owner_id, purpose=PURPOSE, ordinals=(index,)
-        )
-        reserved.extend(found)
-    return reserved
+        reservations.workload_at_commit(tx, subnet_id, owner_type=kind_name, owner_id=owner_id, purpose=PURPOSE,
+                                        ordinal=index)
 
 
 async def attachment_addresses(tx: Tx, kind_name: str, owner_id: str) -> dict[int, str]:

@@ -43,13 +43,12 @@ Workload = ComputeInstance | BareMetalInstance | Cluster
 InstanceAttachment = TypeVar("InstanceAttachment", ComputeNetworkAttachment, BareMetalNetworkAttachment)
 
 
-async def reserve_on_create(
-    tx: Tx, kind: Kind, obj: Instance, items: Sequence[Attachment]
-) -> None:
-    """The create-time reservations of a workload: one address per attachment on its subnet, and
+def reserve_on_create(tx: Tx, kind: Kind, obj: Instance, items: Sequence[Attachment]) -> None:
+    """The create-time reservations of a workload: one address per attachment on its subnet (at
+    commit), and
     the auto-cleanup finalizer when it asks for automatic external access (its auto-provisioned
     children must be gone before it is archived)."""
-    await addresses.reserve_attachment_addresses(tx, kind.name, obj.id, [a.subnet for a in items])
+    addresses.reserve_attachment_addresses(tx, kind.name, obj.id, [a.subnet for a in items])
     hold_auto_cleanup(obj)
 
 

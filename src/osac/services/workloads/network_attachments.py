@@ -267,7 +267,8 @@ async def _provision_auto_external_ips(
     """§8 steps 2–3 in the parent's Create transaction (call from its ``after_create``): per
     endpoint, an ExternalIP from the best pool and an ExternalIPAttachment of it to the parent,
     labelled auto-provisioned for the parent, in its tenant, created together (the attachment
-    passes the gate of its PENDING ExternalIP). Notes ``AutoExternalIPCreated`` on the parent.
+    passes the gate of its PENDING ExternalIP). Records ``AutoExternalIPCreated`` on the parent
+    at commit, once the addresses are reserved (``reservations``).
 
     ``endpoints``: ``[ENDPOINT_UNSPECIFIED]`` for a ComputeInstance or BareMetalInstance,
     ``[ENDPOINT_API, ENDPOINT_INGRESS]`` for a Cluster.
@@ -299,11 +300,16 @@ async def _provision_auto_external_ips(
             stored = as_kind(created, ExternalIPAttachment)
             gates.add_sibling(stored.id)
             made.append((eip, stored))
-    addresses_text = ", ".join(f"ExternalIP '{e.metadata.name}' ({e.status.address})" for e, _ in made)
-    ctx.notes.append((lifecycle.NORMAL, AUTO_CREATED_REASON, f"automatic external access: {addresses_text}"))
-    log.info("auto-provisioned external IPs", extra={"event": "AutoProvisionedExternalIP", "tenant": tenant,
-                                                      "kind": parent_kind.name, "id": parent_id,
-                                                      "addresses": [e.status.address for e, _ in made]})
+
+    async def note() -> None:  # once the addresses are reserved, at commit (``reservations``)
+        addresses_text = ", ".join(f"ExternalIP '{e.metadata.name}' ({e.status.address})" for e, _ in made)
+        await lifecycle.record(tx, parent_kind, parent, lifecycle.NORMAL, AUTO_CREATED_REASON,
+                               f"automatic external access: {addresses_text}")
+        log.info("auto-provisioned external IPs", extra={"event": "AutoProvisionedExternalIP", "tenant": tenant,
+                                                          "kind": parent_kind.name, "id": parent_id,
+                                                          "addresses": [e.status.address for e, _ in made]})
+
+    tx.before_commit(note)
     return made
 
 
