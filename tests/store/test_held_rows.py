@@ -173,6 +173,9 @@ async def test_amend_rewrites_a_written_row_and_its_event_at_the_same_version(st
         tx.before_commit(late)
         with pytest.raises(ValueError, match="was not written by this transaction"):
             await tx.amend(VN, "vn-1", lambda vn: None)
+        assert await tx.get(VN, "vn-1", lock="update") is not None  # locked, still not written
+        with pytest.raises(ValueError, match="was not written by this transaction"):
+            await tx.amend(VN, "vn-1", lambda vn: None)
     async with stored.read() as tx:
         row = await tx.get(VN, "vn-2")
         assert row is not None and (dict(row.metadata.labels), row.metadata.version) == ({"address": "203.0.113.7"}, 1)

@@ -78,6 +78,8 @@ class _Held:
     raw: bytes
     tenant: str
     strength: int
+    #: Inserted or replaced by this transaction (not only locked): ``amend`` may rewrite it.
+    written: bool
 
 
 @dataclass
@@ -161,7 +163,7 @@ class Tx:
         """The written ``message``, serialised now (the caller may change it later): the copy of
         its row this transaction holds, and the parse of its version once it commits."""
         raw = message.SerializeToString()
-        self._hold(kind, message, raw, strength)
+        self._hold(kind, message, raw, strength, written=True)
         self._forget_deleting(kind)
         if self._decoded is not None:
             self.after_commit(self._decoded.remembering(message, raw))
@@ -171,11 +173,12 @@ class Tx:
         if self._deleting:
             self._deleting = {key: value for key, value in self._deleting.items() if key[0] != kind.name}
 
-    def _hold(self, kind: Kind, message: Message, raw: bytes, strength: int) -> None:
+    def _hold(self, kind: Kind, message: Message, raw: bytes, strength: int, *, written: bool = False) -> None:
         key = (kind.name, id_of(message))
         before = self._held.get(key)
-        strength = max(strength, before.strength if before else 0)
-        self._held[key] = _Held(type(message), raw, metadata_of(message).tenant, strength)
+        if before is not None:
+            strength, written = max(strength, before.strength), written or before.written
+        self._held[key] = _Held(type(message), raw, metadata_of(message).tenant, strength, written)
 
     def _held_row(self, kind: Kind, object_id: str, lock: Lock | None) -> _Held | None:
         """The row, if this transaction holds it at least as strongly as ``lock`` asks."""
@@ -393,7 +396,7 @@ class Tx:
         :raises ValueError: this transaction did not write the object.
         """
         held = self._held.get((kind.name, object_id))
-        if held is None or held.strength < _STRENGTH["no_key_update"]:
+        if held is None or not held.written:
             raise ValueError(f"{kind.message} {object_id} was not written by this transaction; it cannot be amended")
         message = held.cls.FromString(held.raw)
         change(message)
