@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import grpc
@@ -112,3 +113,26 @@ async def test_bootstrap_catalogue_is_ordinary_objects(server) -> None:
     public = (await tenant_user.request("GET", "/api/fulfillment/v1/network_classes")).json()["items"][0]
     assert "fabric_manager" not in public and public["is_default"] is True
 
+
+
+async def test_an_idle_keep_alive_connection_outlives_the_clients_expiry(server) -> None:
+    """A client may reuse a connection it kept idle for 5 s (httpx's expiry): the server must
+    not be closing it at that moment (uvicorn's default is exactly 5 s), or that request fails
+    with a read error instead of an answer."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.app.http_port)
+
+    async def healthz() -> bytes:
+        writer.write(b"GET /healthz HTTP/1.1\r\nhost: osac\r\n\r\n")
+        await writer.drain()
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
+        length = int(next(line.split(b":")[1] for line in head.split(b"\r\n")
+                          if line.lower().startswith(b"content-length")))
+        await reader.readexactly(length)
+        return head
+
+    try:
+        assert (await healthz()).startswith(b"HTTP/1.1 200")
+        await asyncio.sleep(6)  # idle past the clients' 5 s
+        assert (await healthz()).startswith(b"HTTP/1.1 200")  # the same connection still answers
+    finally:
+        writer.close()

@@ -56,6 +56,11 @@ log = logging.getLogger(__name__)
 MAINTENANCE_INTERVAL = 60.0
 #: How long a stop lets the gRPC and HTTP requests in flight finish before cancelling them.
 DRAIN_GRACE = 5
+#: Seconds an idle HTTP keep-alive connection stays open. Longer than the clients' own expiry
+#: (httpx drops idle connections after 5 s; browsers retry a request on a connection they find
+#: closed): at uvicorn's default of 5 s a client sending on a connection just as the server
+#: closes it sees a read error instead of an answer.
+KEEP_ALIVE = 75
 
 
 @dataclass(frozen=True)
@@ -214,7 +219,7 @@ class Application:
         self.http_port = sock.getsockname()[1]
         http_app = build_http_app(self) if self.settings.serve_api else build_operations_app(self)
         config = uvicorn.Config(http_app, log_level="warning", lifespan="off", access_log=False,
-                                timeout_graceful_shutdown=DRAIN_GRACE)
+                                timeout_graceful_shutdown=DRAIN_GRACE, timeout_keep_alive=KEEP_ALIVE)
         self._http_server = uvicorn.Server(config)
         self._http_task = asyncio.create_task(self._http_server.serve(sockets=[sock]))
         while not self._http_server.started:
