@@ -31,6 +31,9 @@
   var timer = null;
   var busy = false;
   var again = false;
+  // The page's content as last fetched: a refresh that brings the same is not swapped in, so a
+  // click is not lost to a swap between its press and its release, nor a selection or focus.
+  var shown = null;
 
   function refresh() {
     timer = null;
@@ -44,8 +47,12 @@
         var next = fresh.getElementById("content");
         var current = document.getElementById("content");
         if (next && current) {
-          current.replaceWith(next);
-          localTimes(next);
+          var html = next.outerHTML;
+          if (html !== shown) {
+            shown = html;
+            current.replaceWith(next);
+            localTimes(next);
+          }
           body.setAttribute("data-shown-version", fresh.body.getAttribute("data-shown-version") || "");
         }
       })
