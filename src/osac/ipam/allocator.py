@@ -393,13 +393,7 @@ async def _take_one(
     if r is None:
         raise AddressesExhausted(scope, kind, needed=1, available=0)
     reused = r.free_count > 0
-    if reused:
-        lowest = (await direct.execute(tx.conn, statements.LOWEST_FREE, {"range_id": r.id})).first()
-        if lowest is None:
-            raise IpamError(f"range {r.id} should have 1 released address(es) but ip_free has 0")
-        address = int(lowest[0])
-    else:
-        address = r.next_unused
+    address = await _lowest_free(tx, r.id) if reused else r.next_unused
     row = {"scope": scope, "address": address, "range_id": r.id, "kind": kind,
            "parent": parent if parent is not None else scope, "owner_type": owner_type, "owner_id": owner_id,
            "purpose": purpose, "ordinal": ordinal}
@@ -473,11 +467,9 @@ async def _pop_free(tx: Tx, range_id: int, count: int) -> list[int]:
     after a bulk release: 5 ms instead of 0.2 ms per allocation)."""
     c = ip_free.c
     if count == 1:
-        row = (await direct.execute(tx.conn, statements.LOWEST_FREE, {"range_id": range_id})).first()
-        if row is None:
-            raise IpamError(f"range {range_id} should have 1 released address(es) but ip_free has 0")
-        await direct.execute(tx.conn, statements.DELETE_FREE, {"range_id": range_id, "address": row[0]})
-        return [int(row[0])]
+        address = await _lowest_free(tx, range_id)
+        await direct.execute(tx.conn, statements.DELETE_FREE, {"range_id": range_id, "address": address})
+        return [address]
     lowest = [
         int(row[0])
         for row in await tx.conn.execute(
@@ -489,6 +481,14 @@ async def _pop_free(tx: Tx, range_id: int, count: int) -> list[int]:
     address_filter = c.address == lowest[0] if count == 1 else c.address.in_(lowest)
     await tx.conn.execute(delete(ip_free).where(c.range_id == range_id, address_filter))
     return lowest
+
+
+async def _lowest_free(tx: Tx, range_id: int) -> int:
+    """The lowest released address of the range (left in ``ip_free``)."""
+    row = (await direct.execute(tx.conn, statements.LOWEST_FREE, {"range_id": range_id})).first()
+    if row is None:
+        raise IpamError(f"range {range_id} should have 1 released address(es) but ip_free has 0")
+    return int(row[0])
 
 
 def _check_request(scope: str, kind: str, parent: str | None) -> None:

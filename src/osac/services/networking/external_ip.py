@@ -46,17 +46,13 @@ class ExternalIPBehaviour(Behaviour[ExternalIP]):
         status.pool = id_of(pool)
         status.attached = False
         gates.add_sibling(obj.id)
-        tx = ctx.tx
+        reservations.external_at_commit(ctx.tx, id_of(pool), owner_type=self.kind.name, owner_id=obj.id,
+                                        then=reservations.amending(ctx.tx, self.kind, obj, _fill_address))
 
-        async def reserved(address: str, pool_id: str) -> None:
-            def fill(stored: Message) -> None:
-                eip = as_kind(stored, ExternalIP)
-                eip.status.address = address
-                eip.spec.pool = eip.status.pool = pool_id
 
-            fill(obj)  # the message the Create answers with
-            await tx.amend(self.kind, obj.id, fill)
-
-        reservations.external_at_commit(tx, id_of(pool), owner_type=self.kind.name, owner_id=obj.id, then=reserved)
+def _fill_address(stored: Message, address: str, pool_id: str) -> None:
+    eip = as_kind(stored, ExternalIP)
+    eip.status.address = address
+    eip.spec.pool = eip.status.pool = pool_id
 
 

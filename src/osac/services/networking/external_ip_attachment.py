@@ -91,24 +91,11 @@ class ExternalIPAttachmentBehaviour(Behaviour[ExternalIPAttachment]):
         )
         status = obj.status
         status.external_ip_address = as_kind(eip, ExternalIP).status.address
-        if not status.external_ip_address:
-            self._copy_address_when_reserved(tx, obj)
+        if not status.external_ip_address:  # created in this transaction: copied once reserved
+            reservations.when_reserved(tx, spec.external_ip, reservations.amending(tx, self.kind, obj, _copy_address))
         if not status.reason:
             status.reason = WAITING_FOR_IP_ADDRESS
         gates.add_sibling(obj.id)
-
-    def _copy_address_when_reserved(self, tx: Tx, obj: ExternalIPAttachment) -> None:
-        """The ExternalIP was created in this transaction and gets its address at commit
-        (``reservations``): copy it then."""
-
-        async def copy(address: str, _pool_id: str) -> None:
-            def fill(stored: Message) -> None:
-                as_kind(stored, ExternalIPAttachment).status.external_ip_address = address
-
-            fill(obj)  # the message the Create answers with
-            await tx.amend(self.kind, obj.id, fill)
-
-        reservations.when_reserved(tx, obj.spec.external_ip, copy)
 
     async def after_archive(self, tx: Tx, obj: ExternalIPAttachment) -> None:
         await consumers.release(tx, self.kind.name, obj.id)
@@ -126,3 +113,5 @@ def check_target(kind: Kind, target: Message, tenant: str) -> None:
         raise FailedPrecondition(f"{label} is FAILED (state {kind.state_name(state)}); an ExternalIP cannot be attached to it")
 
 
+def _copy_address(stored: Message, address: str, _pool_id: str) -> None:
+    as_kind(stored, ExternalIPAttachment).status.external_ip_address = address

@@ -35,7 +35,8 @@ from google.protobuf.message import Message
 from osac.api.private.v1.external_ip_pool_type_pb2 import ExternalIPPool
 from osac.api.private.v1.subnet_type_pb2 import Subnet
 from osac.model import registry
-from osac.model.shape import as_kind
+from osac.model.kinds import Kind
+from osac.model.shape import as_kind, id_of
 from osac.services.core.errors import ResourceExhausted
 from osac.services.networking import addresses, locks
 from osac.services.networking.allocation_metrics import allocation_path, current_path
@@ -104,23 +105,37 @@ def external_at_commit(tx: Tx, pool_id: str, *, owner_type: str, owner_id: str, 
     _pending(tx).external[owner_id] = _External(pool_id, owner_type, owner_id, current_path(), then=[then])
 
 
-def when_reserved(tx: Tx, owner_id: str, then: Reserved) -> bool:
-    """Call ``then`` once the owner's external address is reserved at commit; False (and
-    nothing registered) when none is pending in this transaction."""
-    pending = _PENDING.get(tx)
-    request = pending.external.get(owner_id) if pending is not None else None
-    if request is None:
-        return False
-    request.then.append(then)
-    return True
+def when_reserved(tx: Tx, owner_id: str, then: Reserved) -> None:
+    """Call ``then`` once the owner's external address is reserved at commit (nothing when none
+    is pending in this transaction)."""
+    request = _external(tx, owner_id)
+    if request is not None:
+        request.then.append(then)
 
 
 def fall_back(tx: Tx, owner_id: str, next_pool: NextPool) -> None:
     """Let the owner's pending external reservation move to ``next_pool`` when its pool is
     exhausted at commit (the automatic paths)."""
+    request = _external(tx, owner_id)
+    if request is not None:
+        request.next_pool = next_pool
+
+
+def amending(tx: Tx, kind: Kind, obj: Message, fill: Callable[[Message, str, str], None]) -> Reserved:
+    """A ``then`` for an object this transaction wrote that stores the reserved address:
+    ``fill(message, address, pool id)`` edits ``obj`` (the message the Create answers with) and,
+    amended (``Tx.amend``), its row and its event."""
+
+    async def then(address: str, pool_id: str) -> None:
+        fill(obj, address, pool_id)
+        await tx.amend(kind, id_of(obj), lambda stored: fill(stored, address, pool_id))
+
+    return then
+
+
+def _external(tx: Tx, owner_id: str) -> _External | None:
     pending = _PENDING.get(tx)
-    if pending is not None and owner_id in pending.external:
-        pending.external[owner_id].next_pool = next_pool
+    return pending.external.get(owner_id) if pending is not None else None
 
 
 async def _reserve(tx: Tx, pending: _Pending) -> None:
