@@ -249,6 +249,37 @@ async def test_the_change_of_a_reconcilers_own_write_does_not_queue_the_key(make
     assert reconciler.calls == ["a", "a", "b"]
 
 
+async def test_every_write_of_one_pass_is_the_reconcilers_own(make_controller, make_reconciler) -> None:
+    """A pass that writes its object twice (a finalizer, then its status) is not queued again
+    by either change, in whatever order the feed reads them; an earlier recorded write is dropped
+    once a later one is delivered, and at most ``KEPT`` are kept per object."""
+    reconciler = make_reconciler()
+    own = reconciler.own_writes = OwnWrites()
+    controller = await make_controller(reconciler)
+    for revision in (7, 8):
+        own.writing("a")
+        own.committed("a", revision)
+    controller.enqueue_change("a", 7)
+    controller.enqueue_change("a", 8)
+    await controller.wait_idle()
+    assert reconciler.calls == []
+    for revision in (10, 11):
+        own.writing("b")
+        own.committed("b", revision)
+    controller.enqueue_change("b", 11)  # the later one first: the earlier one is no longer kept
+    controller.enqueue_change("b", 10)
+    await controller.wait_idle()
+    assert reconciler.calls == ["b"]
+    for revision in range(20, 20 + OwnWrites.KEPT + 1):
+        own.writing("c")
+        own.committed("c", revision)
+    controller.enqueue_change("c", 20)  # past the bound: forgotten, so it queues
+    await controller.wait_idle()
+    controller.enqueue_change("c", 20 + OwnWrites.KEPT)
+    await controller.wait_idle()
+    assert reconciler.calls == ["b", "c"]
+
+
 async def test_a_change_read_while_the_reconcilers_write_is_in_flight_waits_for_its_outcome(
     make_controller, make_reconciler
 ) -> None:

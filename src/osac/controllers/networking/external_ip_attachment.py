@@ -110,6 +110,10 @@ class ExternalIPAttachmentReconciler(ProvisioningReconciler[ExternalIPAttachment
         self._activated: set[str] = set()
 
     def awaited(self, obj: ExternalIPAttachment) -> tuple[Awaited, ...]:
+        """The target always (its address, its deletion); the ExternalIP until READY (it waits
+        for it to be ALLOCATED; a READY attachment's own transaction sets its ``attached``)."""
+        if obj.status.state == self.state("READY"):
+            return (target_of(obj),)
         return (target_of(obj), ("external_ip", obj.spec.external_ip))
 
     def is_following(self, obj: ExternalIPAttachment) -> bool:
@@ -125,18 +129,20 @@ class ExternalIPAttachmentReconciler(ProvisioningReconciler[ExternalIPAttachment
                 self._activated.discard(key.id)
             elif obj.status.state == self.state("READY"):
                 self._activated.add(key.id)
-            if obj is None or is_deleting(obj):
-                return await super().reconcile(key)
-            kind_name, target_id = target_of(obj)
-            target = await topology.get(tx, kind_name, target_id)
+            if obj is not None and not is_deleting(obj):
+                kind_name, target_id = target_of(obj)
+                target = await topology.get(tx, kind_name, target_id)
+        if obj is None or is_deleting(obj):
+            return await self.settle(key.id, obj)
         if target is None or is_deleting(target):
             return await self._detach(obj, kind_name, target)
         if obj.status.state == self.state("READY"):
             current = target_address(kind_name, target, obj.spec.target_endpoint)
             if current == obj.status.target_address:
                 return Result(requeue_after=self.networking.safety_nets.attachment_recheck)
-            await self._back_to_pending(obj, f"target address changed to {current or 'nothing'}; re-programming")
-        return await super().reconcile(key)
+            pending = await self._back_to_pending(obj, f"target address changed to {current or 'nothing'}; re-programming")
+            return await self.settle(key.id, pending)
+        return await self.settle(key.id, obj)
 
     async def waiting_for(self, tx: Tx, obj: ExternalIPAttachment) -> str | None:
         eip_id = obj.spec.external_ip

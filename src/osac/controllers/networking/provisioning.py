@@ -15,6 +15,8 @@ base does the rest, the same way for every kind:
   deleting) with a Warning event; terminal errors fail at once;
 - FAILED and DELETE_FAILED objects wait for a Signal or a new Delete, which move them back to
   PENDING / DELETING (``Behaviour.on_signal``): the reconciler never retries them by itself;
+- a pass's own writes (the finalizer, the status it reached) queue no second pass: each pass
+  sets its own next run (``own_writes``);
 - an object being provisioned follows the objects it waits for (``awaited``; the reconciler's
   ``dependents``): their changes queue it at once, so waiting costs no polling and its periodic
   look (``SafetyNets.wait``) is only a safety net.
@@ -32,7 +34,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 from google.protobuf.message import Message
 
 from osac.controllers.networking.metrics import CLEANUP_FAILURES, READY_SECONDS
-from osac.controllers.runtime.manager import ObjectKey, Result, TransientError
+from osac.controllers.runtime.manager import ObjectKey, OwnWrites, Result, TransientError
 from osac.controllers.runtime.objects import (
     CONTROLLER_FINALIZER,
     ObjectReconciler,
@@ -117,6 +119,9 @@ class ProvisioningReconciler(ObjectReconciler, Generic[M]):
     def __init__(self, services: Services, networking: NetworkingContext) -> None:
         super().__init__(services)
         self.networking = networking
+        #: Every pass sets its own next run (a requeue while waiting, a retry's delay, nothing
+        #: once settled): the changes of its own writes queue nothing.
+        self.own_writes = OwnWrites()
         self._attempts: Attempts[tuple[str, str]] = Attempts()
         #: What the objects being provisioned wait for, from this process's passes.
         self.waiters = Waiters()
@@ -184,10 +189,15 @@ class ProvisioningReconciler(ObjectReconciler, Generic[M]):
     async def reconcile(self, key: ObjectKey) -> Result:
         async with self.store.read(snapshot=False) as tx:
             obj = await self.load(tx, key.id)
-        self.observed(key.id, obj)
-        self.follow(key.id, obj)
+        return await self.settle(key.id, obj)
+
+    async def settle(self, object_id: str, obj: M | None) -> Result:
+        """The pass over ``obj`` as just loaded (None: archived): a subclass that reads the
+        object itself, with what it needs beside it, hands it on here instead of reading it again."""
+        self.observed(object_id, obj)
+        self.follow(object_id, obj)
         if obj is None:
-            self._forget(key.id)
+            self._forget(object_id)
             return Result()
         if is_deleting(obj):
             return await self._delete(obj)
@@ -225,6 +235,9 @@ class ProvisioningReconciler(ObjectReconciler, Generic[M]):
             status_of(desired).state = self.state(self.ready_state)
             status_of(desired).message = ""
             await self.provisioned(tx, desired)
+            # What it follows once READY, before the writes commit: a change they make to what it
+            # followed while provisioning (an attachment's ExternalIP) is not routed back to it.
+            self.follow(id_of(obj), desired)
             written = await self.write(tx, desired, stored)
             created = metadata_of(stored).creation_timestamp.ToDatetime(tzinfo=UTC)
             seconds = max(0.0, (tx.clock.now() - created).total_seconds())

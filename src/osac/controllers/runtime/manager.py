@@ -202,8 +202,11 @@ class TerminalError(ReconcileError):
 
 class OwnWrites:
     """The status writes a reconciler committed, so that the change feed can tell their changes
-    from everyone else's (exactly that revision: an earlier change of the object is someone
+    from everyone else's (exactly those revisions: an earlier change of the object is someone
     else's and still queues it).
+
+    A pass may write its object more than once (a finalizer before the first external effect,
+    then the status it reached): each of its commits is recorded, up to ``KEPT`` per object.
 
     A write is *in flight* from the statement that makes it (``writing``) until the writer
     learns how its transaction ended (``committed`` / ``rolled_back``). The feed can read a
@@ -211,8 +214,13 @@ class OwnWrites:
     is in flight is held back until then: the writer's own revision queues nothing, any other
     queues the object once (``bind``'s callback), and after a rollback every held change does."""
 
+    #: Revisions kept per object until the feed delivers them (the feed delivers in revision
+    #: order, so delivering one drops every earlier one; a bound for writes it never delivers,
+    #: e.g. of a shard handed over meanwhile).
+    KEPT = 4
+
     def __init__(self) -> None:
-        self._revisions: dict[str, int] = {}
+        self._revisions: dict[str, list[int]] = {}
         self._in_flight: dict[str, list[int]] = {}
         self._enqueue: Callable[[str], None] = _nothing
 
@@ -228,7 +236,9 @@ class OwnWrites:
         if revision in held:
             held.remove(revision)
         else:
-            self._revisions[object_id] = revision
+            recorded = self._revisions.setdefault(object_id, [])
+            recorded.append(revision)
+            del recorded[:-self.KEPT]
         if held:
             self._enqueue(object_id)
 
@@ -237,15 +247,21 @@ class OwnWrites:
             self._enqueue(object_id)
 
     def absorbs(self, object_id: str, revision: int) -> bool:
-        """Whether the change at ``revision`` queues nothing now: it is the recorded write
-        (forgotten once asked), or the object's write is in flight and the change waits for it."""
+        """Whether the change at ``revision`` queues nothing now: it is a recorded write
+        (forgotten once asked, with every earlier one), or the object's write is in flight and
+        the change waits for it."""
         held = self._in_flight.get(object_id)
         if held is not None:
             held.append(revision)
             return True
-        if self._revisions.get(object_id) != revision:
+        recorded = self._revisions.get(object_id)
+        if recorded is None or revision not in recorded:
             return False
-        del self._revisions[object_id]
+        later = [r for r in recorded if r > revision]
+        if later:
+            self._revisions[object_id] = later
+        else:
+            del self._revisions[object_id]
         return True
 
 
