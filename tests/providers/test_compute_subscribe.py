@@ -4,9 +4,11 @@ passes, in time order, on the fake clock and on the system clock."""
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime, timedelta
 
 from osac.clock import FakeClock, SystemClock
 from osac.providers.simulator.compute.provider import SimulatedKubeVirt
+from osac.providers.simulator.runtime import change_feed
 from osac.providers.simulator.runtime.context import SimulatorRuntime, Speed
 from osac.store.engine import Engines
 from tests.providers.compute_support import Collector, vm_spec, walk
@@ -73,3 +75,25 @@ async def test_notices_follow_the_system_clock(engines: Engines) -> None:
     mine = [n.changed_at for n in collector.notices if n.key == VM]
     assert mine == sorted(mine) and len(set(mine)) == 7
     assert any(n.key == OTHER for n in collector.notices)
+
+
+def test_a_scan_reaches_back_only_to_the_plans_it_may_not_have_seen() -> None:
+    """A wake-up scan reads from where the last one ended, or from the start of a plan that was
+    in flight since then (its steps may commit after a scan passed their due time); only the
+    periodic look reaches ``GRACE`` back (change_feed.py)."""
+    wakeup = change_feed.Wakeup()
+    start = datetime(2026, 12, 5, 12, 0, tzinfo=UTC)
+    watermark = start + timedelta(seconds=10)
+    with wakeup.listener() as listener:
+        assert wakeup.scan_from(listener, watermark) == watermark
+        with wakeup.planning(start + timedelta(seconds=4)):
+            with wakeup.planning(start + timedelta(seconds=6)):
+                # a scan while both plans are in flight reaches back to the earlier one
+                assert wakeup.scan_from(listener, watermark) == start + timedelta(seconds=4)
+            assert wakeup.scan_from(listener, watermark) == start + timedelta(seconds=4)
+        # the first scan after they ended still does, the next one no longer
+        assert wakeup.scan_from(listener, watermark) == start + timedelta(seconds=4)
+        assert wakeup.scan_from(listener, watermark) == watermark
+        with wakeup.planning(start + timedelta(seconds=12)):
+            pass
+        assert wakeup.scan_from(listener, watermark) == watermark  # a plan after the watermark

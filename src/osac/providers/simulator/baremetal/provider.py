@@ -343,7 +343,8 @@ class SimulatedBareMetal:
         self, host_name: str, work: Callable[[AsyncConnection, StoredHost, list[Step]], Awaitable[bool]]
     ) -> None:
         try:
-            changed = await self.store.change(host_name, work)
+            with self._wakeup.planning(self.runtime.clock.now()):
+                changed = await self.store.change(host_name, work)
         except UnknownHost:
             raise TerminalProviderError("HostNotFound", f"host {host_name} is not in the inventory") from None
         if changed:

@@ -21,7 +21,7 @@ Faults (target kind ``compute_instance``, target id = the instance id or ``*``):
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict
 from datetime import datetime
 from typing import Any
@@ -110,8 +110,7 @@ class SimulatedKubeVirt:
             await self._write(conn, stored, steps, now, planned, **values)
             return True
 
-        if await self.store.change(instance_id, work):
-            self._wakeup.notify()
+        await self._change(instance_id, work)
 
     async def set_run_strategy(self, instance_id: str, run_strategy: str) -> None:
         if run_strategy not in RUN_STRATEGIES:
@@ -130,8 +129,7 @@ class SimulatedKubeVirt:
                               generation=stored.record.generation + 1, commands=stored.commands + 1)
             return True
 
-        if await self.store.change(instance_id, work):
-            self._wakeup.notify()
+        await self._change(instance_id, work)
 
     async def restart_virtual_machine(self, instance_id: str) -> None:
         fail = await object_faults.first_for(self.runtime.faults, "restart_fail", KIND, instance_id) is not None
@@ -150,8 +148,7 @@ class SimulatedKubeVirt:
             await self._write(conn, stored, steps, now, planned, commands=stored.commands + 1)
             return planned.changed
 
-        if await self.store.change(instance_id, work):
-            self._wakeup.notify()
+        await self._change(instance_id, work)
 
     async def delete_virtual_machine(self, instance_id: str) -> None:
         fault = await object_faults.first_for(self.runtime.faults, "teardown_fail", KIND, instance_id)
@@ -181,22 +178,31 @@ class SimulatedKubeVirt:
             await self._write(conn, stored, steps, now, planned, gone_at=gone_at, commands=stored.commands + 1)
             return True
 
-        if await self.store.change(instance_id, work):
+        await self._change(instance_id, work)
+
+    async def _change(
+        self, instance_id: str,
+        work: Callable[[AsyncConnection, StoredVirtualMachine | None, list[Step]], Awaitable[bool]],
+    ) -> None:
+        """Run ``work`` on the stored VM and its steps; the feeds scan for what it planned."""
+        with self._wakeup.planning(self.runtime.clock.now()):
+            changed = await self.store.change(instance_id, work)
+        if changed:
             self._wakeup.notify()
 
     async def observe_virtual_machine(self, instance_id: str) -> VirtualMachineObservation:
         stored, steps = await self.store.read(instance_id)
         now = self.runtime.clock.now()
         next_change = plan_steps.next_change_at(steps, now)
-        faults = self.runtime.faults
-        unreadable = await object_faults.first_for(faults, "unreadable", KIND, instance_id)
+        found = await object_faults.first_of_each(self.runtime.faults, ("unreadable", "vm_status"), KIND, instance_id)
+        unreadable = found.get("unreadable")
         if unreadable is not None:
             return VirtualMachineObservation(
                 readable=False, error=f"simulated: virtual machine {instance_id} cannot be read "
                 f"(fault {unreadable.id})", observed_at=now, next_change_at=next_change)
         if stored is None:
             return VirtualMachineObservation(readable=True, error="", observed_at=now)
-        forced = await object_faults.first_for(faults, "vm_status", KIND, instance_id)
+        forced = found.get("vm_status")
         rendered = render(stored.record, steps, now, self.runtime.seed,
                           None if forced is None else str(forced.params["printable_status"]))
         return VirtualMachineObservation(
