@@ -123,6 +123,10 @@ class PassOutcome:
     teardown: TeardownStep | None = None
     retry: TransientError | None = None
     has_acted: bool = False
+    #: What the VM should be, as the pass read it to drive the provider, and the version of the
+    #: instance it was read for: the status write reuses it while the instance is that version.
+    desired: compute_spec.DesiredMachine | None = None
+    desired_version: int = 0
 
 
 @dataclass(frozen=True)
@@ -257,6 +261,7 @@ class ComputeInstanceReconciler(ObjectReconciler):
         instance_id = instance.id
         async with self.store.read() as tx:
             desired = await compute_spec.desired_machine(tx, instance)
+            outcome.desired, outcome.desired_version = desired, instance.metadata.version
             if desired.problem:
                 raise TerminalProviderError("InvalidInstance", desired.problem)
             fabric = await topology.fabric_for_vn(tx, self.context.networking.managers, desired.virtual_network)
@@ -344,7 +349,9 @@ class ComputeInstanceReconciler(ObjectReconciler):
         stored = as_kind(loaded, ComputeInstance)
         now = tx.clock.now()
         previous = view_from_status(stored.status)
-        desired = await compute_spec.desired_machine(tx, stored)
+        desired = outcome.desired
+        if desired is None or outcome.desired_version != stored.metadata.version:
+            desired = await compute_spec.desired_machine(tx, stored)
         external = await inputs.external_address(tx, instance_id)
         tenant = await read_owning_tenant(tx, stored.metadata.tenant)
         observation = outcome.observation
