@@ -67,5 +67,7 @@ class SimulatedK8sManager:
         if not self._description.supports(operation):
             raise UnsupportedOperation(self.name, operation, ANY_TARGET)
         faults = self.runtime.faults
-        await self.runtime.take(OPERATION_SECONDS, await faults.latency(self.name, method, (subnet_id,)))
-        await faults.raise_if_failing(self.name, method, (subnet_id,))
+        records = await faults.fabric()
+        if await self.runtime.take(OPERATION_SECONDS, faults.latency(records, self.name, method, (subnet_id,))):
+            records = await faults.fabric()  # the call took its time: faults injected meanwhile apply
+        await faults.raise_if_failing(records, self.name, method, (subnet_id,))

@@ -206,8 +206,10 @@ class SimulatedFabric:
         if operation is not None and target is not None and not self._description.supports(operation, target):
             raise UnsupportedOperation(self.name, operation, target)
         faults = self.runtime.faults
-        await self.runtime.take(seconds, await faults.latency(self.name, method, object_ids))
-        await faults.raise_if_failing(self.name, method, object_ids)
+        records = await faults.fabric()
+        if await self.runtime.take(seconds, faults.latency(records, self.name, method, object_ids)):
+            records = await faults.fabric()  # the call took its time: faults injected meanwhile apply
+        await faults.raise_if_failing(records, self.name, method, object_ids)
 
 
 def supported_setting(value: Any, defaults: Mapping[str, frozenset[str]]) -> dict[str, frozenset[str]]:

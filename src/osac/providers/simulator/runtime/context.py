@@ -142,17 +142,19 @@ class SimulatorRuntime:
     def is_fake_clock(self) -> bool:
         return isinstance(self.clock, FakeClock)
 
-    async def take(self, table_seconds: float, latency: float = 0.0) -> None:
+    async def take(self, table_seconds: float, latency: float = 0.0) -> bool:
         """Spend an operation's time: ``table_seconds`` scaled by the speed, plus injected
-        ``latency`` in seconds of the clock (not scaled)."""
+        ``latency`` in seconds of the clock (not scaled). Whether any time passed (what was
+        looked up before it may have changed meanwhile)."""
         duration = self.speed.scale(table_seconds)
         if isinstance(self.clock, FakeClock):
             if latency > 0:
                 await self._until_fake(latency)
-            return
+            return latency > 0
         total = duration + max(latency, 0.0)
         if total > 0:
             await asyncio.sleep(total)
+        return total > 0
 
     async def _until_fake(self, seconds: float) -> None:
         deadline = self.clock.monotonic() + seconds

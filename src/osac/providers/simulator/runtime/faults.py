@@ -365,21 +365,30 @@ class FaultStore:
 
     # -- fabric faults ----------------------------------------------------------------------------
 
-    async def latency(self, manager: str, operation: str, object_ids: Sequence[str]) -> float:
+    async def fabric(self) -> list[FaultRecord]:
+        """The unexpired fabric faults (``fabric_latency``, ``fabric_fail``), oldest first: one
+        read serves both checks of a call (``latency``, ``raise_if_failing``)."""
+        return await self.active(("fabric_latency", "fabric_fail"), ("fabric",))
+
+    @staticmethod
+    def latency(records: Sequence[FaultRecord], manager: str, operation: str, object_ids: Sequence[str]) -> float:
         """Seconds of injected latency for one call (the sum of the matching faults)."""
-        records = await self.active(("fabric_latency",), ("fabric",))
         return sum(
-            float(r.params.get("seconds", 0)) for r in records if _matches_call(r, manager, operation, object_ids)
+            float(r.params.get("seconds", 0)) for r in records
+            if r.fault == "fabric_latency" and _matches_call(r, manager, operation, object_ids)
         )
 
-    async def raise_if_failing(self, manager: str, operation: str, object_ids: Sequence[str]) -> None:
-        """Raise the error of the oldest ``fabric_fail`` fault matching this call, if any.
+    async def raise_if_failing(
+        self, records: Sequence[FaultRecord], manager: str, operation: str, object_ids: Sequence[str]
+    ) -> None:
+        """Raise the error of the oldest ``fabric_fail`` fault of ``records`` matching this call,
+        if any.
 
         :raises TerminalProviderError: the fault has ``terminal: true``.
         :raises TransientProviderError: otherwise.
         """
-        for record in await self.active(("fabric_fail",), ("fabric",)):
-            if not _matches_call(record, manager, operation, object_ids):
+        for record in records:
+            if record.fault != "fabric_fail" or not _matches_call(record, manager, operation, object_ids):
                 continue
             if "rate" in record.params and not self._draw(record) < float(record.params["rate"]):
                 continue

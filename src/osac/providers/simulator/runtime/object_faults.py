@@ -8,6 +8,8 @@ A counted fault (``params.times``) is used up atomically by the call it fails
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from osac.providers.interfaces import TerminalProviderError, TransientProviderError
 from osac.providers.simulator.runtime.faults import ANY, DEFAULT_FAILURE_REASON, FaultRecord, FaultStore
 
@@ -20,6 +22,18 @@ async def active_for(store: FaultStore, fault: str, target_kind: str, key: str) 
 async def first_for(store: FaultStore, fault: str, target_kind: str, key: str) -> FaultRecord | None:
     found = await active_for(store, fault, target_kind, key)
     return found[0] if found else None
+
+
+async def first_of_each(
+    store: FaultStore, faults: Sequence[str], target_kind: str, key: str
+) -> dict[str, FaultRecord]:
+    """The oldest unexpired record of each of ``faults`` aimed at this object (or at every
+    object), in one read: a call that checks several faults asks once."""
+    found: dict[str, FaultRecord] = {}
+    for record in await store.active(tuple(faults), (target_kind,)):
+        if record.target_id in (ANY, key):
+            found.setdefault(record.fault, record)
+    return found
 
 
 def provider_error(
