@@ -95,6 +95,7 @@ from bench.harness import (
     print_table,
     rest_client,
     run_async,
+    scrape,
     scratch_database,
     workdir,
 )
@@ -382,14 +383,6 @@ class QueueWatch:
                 self.depth_max = max(self.depth_max, depth)
                 self.oldest_max_s = max(self.oldest_max_s, oldest)
             await asyncio.sleep(QUEUE_SAMPLE_SECONDS)
-
-
-async def scrape(server: ServerProcess) -> str:
-    """The server's Prometheus exposition."""
-    async with httpx.AsyncClient(timeout=60) as http:
-        response = await http.get(f"{server.http_url}/metrics")
-        response.raise_for_status()
-        return response.text
 
 
 async def quiesce(server: ServerProcess, timeout: float = QUIESCE_TIMEOUT) -> float | str:

@@ -31,6 +31,7 @@ import grpc
 import httpx
 import psycopg
 from google.protobuf.message import Message
+from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy.engine import make_url
 
 from osac.auth.dev_issuer import DevIssuer
@@ -249,6 +250,31 @@ async def count_items(client: httpx.AsyncClient, path: str, condition: str = "")
     response = await client.get(path, params=params)
     response.raise_for_status()
     return int(response.json().get("total", 0))
+
+
+async def scrape(server: ServerProcess) -> str:
+    """The server's Prometheus exposition (with several workers: the one process that answered)."""
+    async with httpx.AsyncClient(timeout=60) as http:
+        response = await http.get(f"{server.http_url}/metrics")
+        response.raise_for_status()
+        return response.text
+
+
+def reconcile_counts(text: str) -> dict[str, tuple[float, float]]:
+    """Per controller kind: finished passes (``osac_reconcile_total``, every outcome) and the
+    statements they sent (``osac_reconcile_statements_sum``), from a Prometheus exposition."""
+    passes: dict[str, float] = {}
+    statements: dict[str, float] = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            kind = sample.labels.get("kind")
+            if kind is None:
+                continue
+            if sample.name == "osac_reconcile_total":
+                passes[kind] = passes.get(kind, 0.0) + sample.value
+            elif sample.name == "osac_reconcile_statements_sum":
+                statements[kind] = sample.value
+    return {kind: (count, statements.get(kind, 0.0)) for kind, count in passes.items()}
 
 
 @contextlib.asynccontextmanager

@@ -43,8 +43,10 @@ from bench.harness import (
     list_items,
     percentile,
     print_table,
+    reconcile_counts,
     rest_client,
     run_async,
+    scrape,
     scratch_database,
     workdir,
 )
@@ -103,6 +105,7 @@ async def fleet(server: ServerProcess, url: str, vms: int, concurrency: int) -> 
     async with rest_client(server.http_url, server.tenant_token()) as alice, \
             rest_client(server.http_url, server.admin_token()) as admin:
         baseline = await _allocated(admin)  # the NAT gateway's address
+        passes_before = reconcile_counts(await scrape(server))
         with CpuMeter(server.pid, url).measure(cpu):
             started = time.perf_counter()
 
@@ -119,6 +122,7 @@ async def fleet(server: ServerProcess, url: str, vms: int, concurrency: int) -> 
                     raise RuntimeError("a VM FAILED")
                 await asyncio.sleep(POLL)
             all_public = time.perf_counter() - started
+            passes = _per_vm(passes_before, reconcile_counts(await scrape(server)), vms)
             listed = await list_items(alice, path)
             if len(listed) != vms or not all(map(_public, listed)):
                 raise RuntimeError("the VMs counted public are not all public when listed")
@@ -153,7 +157,22 @@ async def fleet(server: ServerProcess, url: str, vms: int, concurrency: int) -> 
         "down_vms_per_s": round(vms / all_gone, 1),
         "server_cpu": round(cpu["server"], 2),
         "postgres_cpu": round(cpu["postgres"], 2),
+        **({} if server.workers > 1 else passes),
     }
+
+
+def _per_vm(before: dict[str, tuple[float, float]], after: dict[str, tuple[float, float]],
+            vms: int) -> dict[str, str]:
+    """Reconcile passes and their statements per VM brought up, by controller kind
+    (``passes/statements``): each kind whose controller passed at least once in the up phase.
+    One process's counters, so reported only with one worker."""
+    found = {}
+    for kind, (passes, statements) in sorted(after.items()):
+        passes -= before.get(kind, (0.0, 0.0))[0]
+        statements -= before.get(kind, (0.0, 0.0))[1]
+        if passes:
+            found[f"per_vm_{kind}"] = f"{passes / vms:.2f}/{statements / vms:.1f}"
+    return found
 
 
 async def benchmark(dbs: list[str], sizes: list[int], concurrency: int, workers: int = 1) -> list[dict[str, Any]]:

@@ -102,6 +102,9 @@ async def test_vm_fleet(db: str) -> None:
     assert row["vms"] == 4 and row["creates_per_s"] > 0
     assert 0 < row["running_p50_s"] <= row["running_p99_s"] <= row["all_public_s"]
     assert row["all_gone_s"] > 0 and row["up_vms_per_s"] > 0
+    # passes/statements per VM, from the server's own counters: every VM's reconciler passed
+    passes, statements = (float(part) for part in row["per_vm_compute_instance"].split("/"))
+    assert passes >= 1 and statements > 0
 
 
 @pytest.mark.parametrize("db", DATABASES)
