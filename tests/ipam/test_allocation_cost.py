@@ -63,14 +63,37 @@ async def test_statements_per_allocation_do_not_grow_with_the_fill(store: Store)
     at_10k = await _profile(store, subnet, "at10k")
 
     assert at_10k == at_10
-    # The fixed cost itself: owner-key probe, range lock, [find the lowest released address],
-    # insert unless taken, [delete it from ip_free], counter update; no SAVEPOINT.
+    # The fixed cost itself: range lock, [find the lowest released address], insert unless
+    # taken, [delete it from ip_free], counter update; no owner-key probe, no SAVEPOINT.
     reuse = [" ".join(statement.split()[:3]) for statement in at_10["reuse"]]
-    assert len(reuse) == 6 and not any("SAVEPOINT" in statement for statement in reuse), at_10["reuse"]
+    assert len(reuse) == 5 and not any("SAVEPOINT" in statement for statement in reuse), at_10["reuse"]
     assert reuse.index("INSERT INTO ip_allocations") < reuse.index("DELETE FROM ip_free"), reuse
-    assert len(at_10["fresh"]) == 4, at_10["fresh"]
-    assert len(at_10["held"]) == 1, at_10["held"]
+    assert len(at_10["fresh"]) == 3, at_10["fresh"]
+    # An owner key that holds its address: the insert is refused, then the probe finds it.
+    held = [" ".join(statement.split()[:3]) for statement in at_10["held"]]
+    assert held[-2:] == ["INSERT INTO ip_allocations", "SELECT ip_allocations.ordinal, ip_allocations.address,"], at_10["held"]
     assert len(at_10["release"]) == 5, at_10["release"]
+
+
+async def test_the_counts_of_a_scope_just_allocated_from_are_known_without_a_statement(store: Store) -> None:
+    """The subnet's and pool's counters are written from the ranges the allocation locked and
+    read: ``counts`` in the same transaction sends nothing, and is what a fresh read says."""
+    subnet, _ = await add_subnet(store, "10.1.0.0/24")
+    await _fill(store, subnet, "some", 3)
+    async with store.write() as tx:
+        await allocator.allocate(tx, scope=subnet, kind=WORKLOAD, owner_type="compute_instance",
+                                 owner_id="vm", purpose="nic")
+        with sent(store) as statements:
+            known = await allocator.counts(tx, scope=subnet, kind=WORKLOAD)
+        assert statements == []
+        await allocator.release(tx, owner_type="filler", owner_id="some", purpose="bulk", min_ordinal=2)
+        with sent(store) as statements:
+            after_release = await allocator.counts(tx, scope=subnet, kind=WORKLOAD)
+        assert len(statements) == 1  # a release changes the ranges: read again
+    async with store.read() as tx:
+        assert await allocator.counts(tx, scope=subnet, kind=WORKLOAD) == after_release
+    assert (known.allocated, after_release.allocated) == (4, 3)
+    assert known.total == after_release.total == known.allocated + known.available
 
 
 async def test_every_statement_is_an_index_search(tmp_path: Any) -> None:
@@ -97,6 +120,8 @@ async def test_every_statement_is_an_index_search(tmp_path: Any) -> None:
         async with store.write() as tx:
             await allocator.allocate(tx, scope=subnet, kind=WORKLOAD, owner_type="t", owner_id="a", purpose="nic")
             await allocator.release(tx, owner_type="t", owner_id="a")
+            await allocator.allocate(tx, scope=subnet, kind=WORKLOAD, owner_type="t", owner_id="b", purpose="nic")
+            # again: the owner key's probe, after the refused insert
             await allocator.allocate(tx, scope=subnet, kind=WORKLOAD, owner_type="t", owner_id="b", purpose="nic")
         event.remove(engines.writer.sync_engine, "before_cursor_execute", record)
         plans = {}

@@ -21,6 +21,18 @@ names one reservation, e.g. ``("cluster", <id>, "node:workers", 3)``.
    same owner key won; or the tables disagree) the savepoint is rolled back and the whole step
    retried, at most ``MAX_RETRIES`` times, then ``AllocationConflict``.
 
+One owner key (one ordinal, the common case: a VM's NIC, an ExternalIP) goes the other way round,
+without a SAVEPOINT (``_take_one``): lock the ranges, insert the allocation of the lowest free
+address unless a unique constraint refuses it (``ON CONFLICT DO NOTHING``), and only then take the
+address off the free list and advance the range. The owner key is looked up only when the insert
+was refused or nothing is left, so a new owner key, which every Create asks for, costs no probe;
+an owner key that holds its address gets it back as before.
+
+The counts of a scope (``counts``) that this transaction just allocated from under the range
+locks are known from the ranges it read: they are remembered for the rest of the transaction
+(until it changes those ranges another way), and the subnet's or pool's counters are written
+from them without reading the ranges again.
+
 Every step is an index probe or touches only the rows it returns, so the cost does not grow with
 the number of addresses allocated (O(log n) B-tree descents, never a scan).
 
@@ -39,6 +51,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from sqlalchemy import ColumnElement, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
@@ -157,6 +170,7 @@ async def add_subnet_ranges(tx: Tx, subnet_id: str, layout: SubnetLayout) -> Non
         insert(ip_ranges),
         [_range_row(subnet_id, kind, subnet_id, first, last) for kind, first, last in sorted(wanted, key=lambda w: w[1])],
     )
+    _ranges_changed(tx)
 
 
 async def add_pool_ranges(tx: Tx, pool_id: str, cidrs: Sequence[str]) -> Counts:
@@ -188,6 +202,7 @@ async def add_pool_ranges(tx: Tx, pool_id: str, cidrs: Sequence[str]) -> Counts:
             await tx.conn.execute(
                 insert(ip_ranges), [_range_row(EXTERNAL_SCOPE, EXTERNAL, pool_id, first, last) for first, last in new]
             )
+            _ranges_changed(tx)
     return (await pool_counts(tx, [pool_id]))[pool_id]
 
 
@@ -210,6 +225,7 @@ async def drop_ranges(tx: Tx, parent: str) -> None:
         raise RangesInUse(parent, allocated)
     await tx.conn.execute(delete(ip_free).where(ip_free.c.range_id.in_(ids)))
     await tx.conn.execute(delete(ip_ranges).where(ip_ranges.c.id.in_(ids)))
+    _ranges_changed(tx)
 
 
 async def lock_ranges(tx: Tx, parents: Sequence[str]) -> None:
@@ -327,16 +343,26 @@ async def allocate_many(
         return []
     failure = "unknown"
     for _attempt in range(1 + MAX_RETRIES):
+        if len(ordinals) == 1:
+            # One owner key, mostly a new one: take first, and read what it holds only when the
+            # insert was refused or nothing is left (an owner key holding its address keeps it).
+            try:
+                taken = await _take_one(tx, scope, kind, parent, owner_type, owner_id, purpose, ordinals[0])
+            except (AddressesExhausted, RangeNotFound):
+                held = await _held(tx, scope, kind, owner_type, owner_id, purpose, ordinals)
+                if held:
+                    return [held[ordinals[0]]]
+                raise
+            if taken is not None:
+                return [taken]
+            held = await _held(tx, scope, kind, owner_type, owner_id, purpose, ordinals)
+            if held:
+                return [held[ordinals[0]]]
+            failure = "a unique constraint of ip_allocations refused the insert"
+            continue
         held = await _held(tx, scope, kind, owner_type, owner_id, purpose, ordinals)
         missing = sorted(ordinal for ordinal in ordinals if ordinal not in held)
         if not missing:
-            return [held[ordinal] for ordinal in ordinals]
-        if len(missing) == 1:
-            taken = await _take_one(tx, scope, kind, parent, owner_type, owner_id, purpose, missing[0])
-            if taken is None:
-                failure = "a unique constraint of ip_allocations refused the insert"
-                continue
-            held[missing[0]] = taken
             return [held[ordinal] for ordinal in ordinals]
         try:
             async with tx.savepoint():
@@ -402,7 +428,23 @@ async def _take_one(
     if reused:
         await direct.execute(tx.conn, statements.DELETE_FREE, {"range_id": r.id, "address": address})
     await direct.execute(tx.conn, statements.ADVANCE, {"range_id": r.id, "fresh": 0 if reused else 1, "taken": 1})
+    known = _known_counts.setdefault(tx, {})
+    if tx.savepoints:  # a rolled-back SAVEPOINT would undo the allocation, not the memo
+        known.pop((scope, kind, parent), None)
+    else:
+        known[(scope, kind, parent)] = Counts.of(sum(each.size for each in ranges),
+                                                 sum(each.allocated_count for each in ranges) + 1)
     return address_text(address)
+
+
+#: Per transaction: the counts of the scopes it allocated from under their range locks, by
+#: (scope, kind, parent), valid until it changes ranges another way (``_ranges_changed``).
+_known_counts: WeakKeyDictionary[Tx, dict[tuple[str, str, str | None], Counts]] = WeakKeyDictionary()
+
+
+def _ranges_changed(tx: Tx) -> None:
+    """The transaction changed range rows: what it remembered of their counts is stale."""
+    _known_counts.pop(tx, None)
 
 
 async def _take(
@@ -433,6 +475,7 @@ async def _take(
         fresh = take - reused
         addresses.extend(range(r.next_unused, r.next_unused + fresh))
         await direct.execute(tx.conn, statements.ADVANCE, {"range_id": r.id, "fresh": fresh, "taken": take})
+        _ranges_changed(tx)
         for ordinal, address in zip(remaining[:take], sorted(addresses), strict=True):
             rows.append(
                 {
@@ -531,6 +574,7 @@ async def release(
     if not deleted:
         return []
     await tx.conn.execute(insert(ip_free), [{"range_id": row.range_id, "address": row.address} for row in deleted])
+    _ranges_changed(tx)
     per_range: dict[int, int] = {}
     for row in deleted:
         per_range[row.range_id] = per_range.get(row.range_id, 0) + 1
@@ -569,6 +613,9 @@ async def address_in_use(tx: Tx, scope: str, address: str) -> Allocation | None:
 async def counts(tx: Tx, *, scope: str, kind: str, parent: str | None = None) -> Counts:
     """Total, allocated and available addresses of ``kind`` in ``scope`` (one pool's, with
     ``parent``); zeros when there is no such range."""
+    known = _known_counts.get(tx, {}).get((scope, kind, parent))
+    if known is not None:
+        return known
     total, allocated = (
         await direct.execute(tx.conn, statements.counts(parent is not None), _scope_parameters(scope, kind, parent))
     ).all()[0]
