@@ -466,18 +466,19 @@ class Tx:
         if not events:
             return
         postgresql = self.dialect == "postgresql"
-        if postgresql and len(events) == 1:
-            event = events[0]
-            row = _event_row(event)
-            del row["revision"]
-            event.revision = int((await direct.execute(self.conn, statements.append_one_event(), row)).scalar_one())
-            self.last_revision = event.revision
-            return
-        advance = statements.advance_revision(notify=postgresql)
-        last = int((await direct.execute(self.conn, advance, {"count": len(events)})).scalar_one())
-        for revision, event in enumerate(events, start=last - len(events) + 1):
+        count = len(events)
+        if postgresql and count <= statements.EVENTS_IN_ONE_STATEMENT:
+            values = {f"{column}_{index}": value for index, event in enumerate(events)
+                      for column, value in _event_row(event).items() if column != "revision"}
+            appended = await direct.execute(self.conn, statements.append_events(count), values)
+            last = max(int(revision) for (revision,) in appended.all())
+        else:
+            advance = statements.advance_revision(notify=postgresql)
+            last = int((await direct.execute(self.conn, advance, {"count": count})).scalar_one())
+        for revision, event in enumerate(events, start=last - count + 1):
             event.revision = revision
-        await self.conn.execute(statements.INSERT_EVENTS, [_event_row(event) for event in events])
+        if not postgresql or count > statements.EVENTS_IN_ONE_STATEMENT:
+            await self.conn.execute(statements.INSERT_EVENTS, [_event_row(event) for event in events])
         self.last_revision = last
 
     @staticmethod

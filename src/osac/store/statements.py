@@ -31,6 +31,7 @@ from sqlalchemy import (
     func,
     insert,
     select,
+    union_all,
     update,
 )
 from sqlalchemy import delete as sql_delete
@@ -158,19 +159,31 @@ def advance_revision(notify: bool) -> Update:
             .returning(*returned))
 
 
+#: A transaction with up to this many events appends them in one statement (``append_events``);
+#: more (a tenant's onboarding, a sweep) take ``advance_revision`` then ``INSERT_EVENTS``.
+EVENTS_IN_ONE_STATEMENT = 16
+EVENT_COLUMNS = ("type", "kind", "object_id", "tenant", "timestamp", "data")
+
+
 @cache
-def append_one_event() -> Insert:
-    """PostgreSQL: add 1 to the revision counter and append the one event of a transaction at
-    that revision, in one statement (the counter's update is a data-modifying ``WITH``, which
-    PostgreSQL runs to completion, ``pg_notify`` included), returning the revision. A write of
-    one object is one round trip shorter than ``advance_revision`` then ``INSERT_EVENTS``."""
+def append_events(count: int) -> Insert:
+    """PostgreSQL: add ``count`` to the revision counter and append the transaction's ``count``
+    events at the revisions it reserved, in one statement (the counter's update is a
+    data-modifying ``WITH``, which PostgreSQL runs to completion, ``pg_notify`` included),
+    returning the revisions. Event ``i`` binds ``<column>_<i>`` and gets revision ``last - count +
+    1 + i``. A write is one round trip shorter than ``advance_revision`` then ``INSERT_EVENTS``,
+    and the counter's row, which every writer waits for, is held for one statement less."""
     counter, events = schema.revision_counter, schema.events
-    advanced = (update(counter).where(counter.c.id == 1).values(value=counter.c.value + 1)
+    advanced = (update(counter).where(counter.c.id == 1).values(value=counter.c.value + count)
                 .returning(counter.c.value, func.pg_notify(NOTIFY_CHANNEL, cast(counter.c.value, Text)))
                 .cte("advanced"))
-    columns = ("type", "kind", "object_id", "tenant", "timestamp", "data")
-    values = select(advanced.c.value, *(bindparam(name, type_=events.c[name].type) for name in columns))
-    return (insert(events).from_select(["revision", *columns], values)
+    rows = [
+        select(advanced.c.value - (count - 1 - index),
+               *(bindparam(f"{name}_{index}", type_=events.c[name].type) for name in EVENT_COLUMNS))
+        for index in range(count)
+    ]
+    values = rows[0] if count == 1 else union_all(*rows)
+    return (insert(events).from_select(["revision", *EVENT_COLUMNS], values)
             .returning(events.c.revision))
 
 
