@@ -17,6 +17,7 @@ import psycopg
 import pytest
 from sqlalchemy import select, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from osac.clock import FakeClock
@@ -190,10 +191,12 @@ async def test_a_write_notifies_its_last_revision_at_commit_within_its_revision_
         assert tx.last_revision == 2
         assert await notices_through(listener, "2") == ["2"]
         statements = [sql.split(" ")[0] for sql in trace.sent]
-        # the two objects, then both events numbered and appended in one statement
-        assert statements == ["BEGIN", "INSERT", "INSERT", "WITH", "COMMIT"], trace.sent
+        # the two objects, then both events numbered and appended in one statement, sent with
+        # the COMMIT in one query
+        assert statements == ["BEGIN", "INSERT", "INSERT", "WITH"], trace.sent
         assert "pg_notify" in trace.sent[3] and "INSERT INTO events" in trace.sent[3]
-        assert trace.round_trips == 5
+        assert trace.sent[3].endswith("; COMMIT")
+        assert trace.round_trips == 4
 
 
 async def test_a_write_of_one_object_numbers_and_appends_its_event_in_one_statement(
@@ -207,10 +210,12 @@ async def test_a_write_of_one_object_numbers_and_appends_its_event_in_one_statem
         assert tx.last_revision == 2
         assert await notices_through(listener, "2") == ["1", "2"]
         sent = trace.sent
-        assert len(sent) == 4 and sent[0] == "BEGIN" and sent[1].startswith("INSERT") and sent[3] == "COMMIT", sent
-        text_sent = trace.path.read_text()
-        assert "WITH advanced AS" in text_sent and "pg_notify" in text_sent and "INSERT INTO events" in text_sent
-        assert trace.round_trips == 4
+        assert len(sent) == 3 and sent[0] == "BEGIN" and sent[1].startswith("INSERT"), sent
+        # the event's statement and the COMMIT in one query: the counter's row lock is released
+        # when the server has run them, without waiting for the client's next turn
+        assert sent[2].startswith("WITH advanced AS") and sent[2].endswith("; COMMIT"), sent
+        assert "pg_notify" in sent[2] and "INSERT INTO events" in sent[2]
+        assert trace.round_trips == 3
     async with store.read() as tx:
         rows = (await tx.conn.execute(
             select(schema.events.c.revision, schema.events.c.kind, schema.events.c.object_id, schema.events.c.tenant)
@@ -218,3 +223,25 @@ async def test_a_write_of_one_object_numbers_and_appends_its_event_in_one_statem
         assert (await tx.conn.execute(select(schema.revision_counter.c.value))).scalar_one() == 2
     assert [(revision, kind) for revision, kind, _, _ in rows] == [(1, "virtual_network"), (2, "virtual_network")]
     assert rows[1].object_id == network("two").id and rows[1].tenant == network("two").metadata.tenant
+
+
+async def test_a_commit_sent_with_the_events_that_fails_commits_nothing(store: Store) -> None:
+    """The events' statement and the COMMIT travel in one query; when the COMMIT fails (here a
+    deferred unique constraint, checked only then), nothing is stored, the revision is not
+    taken, the rollback callbacks run and the next write on the pool succeeds."""
+    rolled_back: list[str] = []
+    with pytest.raises(IntegrityError):
+        async with store.write() as tx:
+            await tx.conn.execute(text(
+                "CREATE TEMP TABLE once (x int PRIMARY KEY DEFERRABLE INITIALLY DEFERRED) ON COMMIT DROP"))
+            await tx.conn.execute(text("INSERT INTO once VALUES (1), (1)"))  # refused at COMMIT only
+            await tx.insert(VN, network("lost"))
+            tx.after_rollback(lambda: rolled_back.append("rolled back"))
+    assert rolled_back == ["rolled back"]
+    async with store.write() as tx:
+        await tx.insert(VN, network("kept"))
+    assert tx.last_revision == 1
+    async with store.read() as tx:
+        names = (await tx.conn.execute(select(schema.events.c.object_id).order_by(schema.events.c.revision))).all()
+        assert (await tx.conn.execute(select(schema.revision_counter.c.value))).scalar_one() == 1
+    assert [row.object_id for row in names] == [network("kept").id]

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from psycopg import AsyncClientCursor
 from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql import ClauseElement
@@ -161,9 +162,16 @@ def _compile(statement: Executable, dialect: Dialect, names: tuple[str, ...]) ->
 
 
 async def execute(conn: AsyncConnection, statement: Executable, parameters: Mapping[str, Any], *,
-                  named: bool = False) -> Result:
+                  named: bool = False, then_commit: bool = False) -> Result:
     """Run the prebuilt ``statement`` with ``parameters`` in ``conn``'s transaction; with
-    ``named``, each row's values are also its attributes, named after the columns."""
+    ``named``, each row's values are also its attributes, named after the columns.
+
+    With ``then_commit``, on PostgreSQL, the transaction's ``COMMIT`` goes in the same round trip
+    (one query of both statements, its values bound by psycopg's client-side cursor): the locks
+    the transaction holds are released when the server has run both, not one turn of a busy
+    event loop later (pipeline mode would do the same, but leaves it with a second round trip). The transaction block that began it then
+    finds nothing left to commit. If either fails, nothing is committed and the error is raised
+    as SQLAlchemy raises it; the block rolls back as usual. Elsewhere (SQLite) the block commits."""
     sync = conn.sync_connection
     if sync is None or sync.invalidated or sync.closed:
         # Let SQLAlchemy reconnect, or refuse, as it does.
@@ -184,10 +192,18 @@ async def execute(conn: AsyncConnection, statement: Executable, parameters: Mapp
         else:
             psycopg = sync.connection.driver_connection
             assert psycopg is not None
-            async with psycopg.cursor() as cursor:
-                await cursor.execute(form.sql, values)
-                rows = await cursor.fetchall() if cursor.description else []
-                rowcount = cursor.rowcount
+            if then_commit:
+                # One simple-protocol query of two statements (the values bound on this side):
+                # the server runs the statement, then the COMMIT, and answers once.
+                async with AsyncClientCursor(psycopg) as cursor:
+                    await cursor.execute(form.sql + "; COMMIT", values)
+                    rows = await cursor.fetchall() if cursor.description else []
+                    rowcount = cursor.rowcount
+            else:
+                async with psycopg.cursor() as cursor:
+                    await cursor.execute(form.sql, values)
+                    rows = await cursor.fetchall() if cursor.description else []
+                    rowcount = cursor.rowcount
     except BaseException as error:
         await greenlet_spawn(_raise_as_sqlalchemy, sync, error, form.sql, values)
         raise

@@ -459,9 +459,12 @@ class Tx:
         """The transaction's latest event so far."""
         return self._events[-1] if self._events else None
 
-    async def append_events(self) -> None:
+    async def append_events(self, *, then_commit: bool = False) -> None:
         """Number the transaction's events from the revision counter and append them to the
-        outbox: the last statements before the commit (``Store.write`` calls it)."""
+        outbox: the last statements before the commit (``Store.write`` calls it). With
+        ``then_commit``, on PostgreSQL, the ``COMMIT`` goes with the statement that appends them
+        (``direct.execute``): the revision counter's row, which every writer waits for, is held
+        only while the server runs them."""
         events = [event for event in self._events if not event.revision]
         if not events:
             return
@@ -470,7 +473,7 @@ class Tx:
         if postgresql and count <= statements.EVENTS_IN_ONE_STATEMENT:
             values = {f"{column}_{index}": value for index, event in enumerate(events)
                       for column, value in _event_row(event).items() if column != "revision"}
-            appended = await direct.execute(self.conn, statements.append_events(count), values)
+            appended = await direct.execute(self.conn, statements.append_events(count), values, then_commit=then_commit)
             last = max(int(revision) for (revision,) in appended.all())
         else:
             advance = statements.advance_revision(notify=postgresql)
@@ -595,7 +598,7 @@ class Store:
                     tx = Tx(conn, self.clock, self.decoded)
                     yield tx
                     await tx.finish()
-                    await tx.append_events()
+                    await tx.append_events(then_commit=True)
                 # Committed. The callbacks run before the connection goes back to the pool (on
                 # PostgreSQL a round trip), so that a reader woken by the commit's NOTIFY mostly
                 # finds what they record (the parsed objects); what must not depend on that race
