@@ -161,8 +161,9 @@ async def test_a_lost_owner_key_race_is_retried(pg_store: Store) -> None:
     inserts = []
 
     def count_rollbacks(_conn: object, _cursor: object, statement: str, *_: object) -> None:
-        if statement.startswith(("INSERT INTO ip_allocations", "ROLLBACK TO SAVEPOINT", "SAVEPOINT")):
-            inserts.append(statement.split(" (")[0])
+        # on PostgreSQL the insert is the first data-modifying WITH of one statement (take_one)
+        if statement.startswith(("WITH taken AS", "ROLLBACK TO SAVEPOINT", "SAVEPOINT")):
+            inserts.append(statement.split(" (")[0].split("\n")[0].strip())
 
     async def request() -> str:
         async with store.write() as tx:
@@ -179,7 +180,7 @@ async def test_a_lost_owner_key_race_is_retried(pg_store: Store) -> None:
         assert await second == "10.0.1.2"
     finally:
         event.remove(store.engines.writer.sync_engine, "before_cursor_execute", count_rollbacks)
-    assert inserts == ["INSERT INTO ip_allocations"] * 2  # A's, and B's that wrote nothing; no SAVEPOINT
+    assert inserts == ["WITH taken AS"] * 2  # A's, and B's that wrote nothing; no SAVEPOINT
     async with store.read() as tx:
         assert await allocator.counts(tx, scope=subnet, kind=WORKLOAD) == Counts(238, 1, 237)
 

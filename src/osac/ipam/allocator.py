@@ -24,7 +24,8 @@ names one reservation, e.g. ``("cluster", <id>, "node:workers", 3)``.
 One owner key (one ordinal, the common case: a VM's NIC, an ExternalIP) goes the other way round,
 without a SAVEPOINT (``_take_one``): lock the ranges, insert the allocation of the lowest free
 address unless a unique constraint refuses it (``ON CONFLICT DO NOTHING``), and only then take the
-address off the free list and advance the range. The owner key is looked up only when the insert
+address off the free list and advance the range (on PostgreSQL the three in one statement,
+``statements.take_one``). The owner key is looked up only when the insert
 was refused or nothing is left, so a new owner key, which every Create asks for, costs no probe;
 an owner key that holds its address gets it back as before.
 
@@ -423,11 +424,18 @@ async def _take_one(
     row = {"scope": scope, "address": address, "range_id": r.id, "kind": kind,
            "parent": parent if parent is not None else scope, "owner_type": owner_type, "owner_id": owner_id,
            "purpose": purpose, "ordinal": ordinal}
-    if (await direct.execute(tx.conn, store_statements.insert_unless_taken(ip_allocations, tx.dialect), row)).rowcount != 1:
-        return None
-    if reused:
-        await direct.execute(tx.conn, statements.DELETE_FREE, {"range_id": r.id, "address": address})
-    await direct.execute(tx.conn, statements.ADVANCE, {"range_id": r.id, "fresh": 0 if reused else 1, "taken": 1})
+    if tx.dialect == "postgresql":  # the three steps in one statement
+        values = {f"new_{name}": value for name, value in row.items()}
+        if (await direct.execute(tx.conn, statements.take_one(reused), {**values, "fresh": 0 if reused else 1})
+                ).rowcount != 1:
+            return None
+    else:
+        if (await direct.execute(tx.conn, store_statements.insert_unless_taken(ip_allocations, tx.dialect), row)
+                ).rowcount != 1:
+            return None
+        if reused:
+            await direct.execute(tx.conn, statements.DELETE_FREE, {"range_id": r.id, "address": address})
+        await direct.execute(tx.conn, statements.ADVANCE, {"range_id": r.id, "fresh": 0 if reused else 1, "taken": 1})
     known = _known_counts.setdefault(tx, {})
     if tx.savepoints:  # a rolled-back SAVEPOINT would undo the allocation, not the memo
         known.pop((scope, kind, parent), None)

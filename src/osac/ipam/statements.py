@@ -12,7 +12,8 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from sqlalchemy import Delete, Insert, Select, Update, bindparam, delete, func, insert, select, update
+from sqlalchemy import Delete, Insert, Select, Update, bindparam, delete, exists, func, insert, select, update
+from sqlalchemy.dialects import postgresql
 
 from osac.ipam.schema import ip_allocations, ip_free, ip_ranges
 
@@ -76,3 +77,31 @@ def counts(has_parent: bool) -> Select[Any]:
     return select(func.coalesce(func.sum(c.size), 0), func.coalesce(func.sum(c.allocated_count), 0)).where(
         *_where(has_parent)
     )
+
+
+@cache
+def take_one(reused: bool) -> Update:
+    """PostgreSQL: the allocation row (every column of ``ip_allocations`` bound as
+    ``new_<column>``) inserted unless a unique constraint refuses it, and only if it was, the address taken off the
+    free list (``reused``) and range ``range_id`` advanced by ``fresh`` and one allocation, in
+    one statement of data-modifying ``WITH``s (its row count: 1 taken, 0 refused). Under the
+    range lock every other allocation of the subnet or pool waits for, this is one round trip
+    where SQLite's writer sends two or three."""
+    columns = [column.name for column in ip_allocations.columns]
+    taken = (postgresql.insert(ip_allocations).values({name: bindparam(f"new_{name}") for name in columns})
+             .on_conflict_do_nothing().returning(ip_allocations.c.range_id).cte("taken"))
+    advance = (
+        update(ip_ranges)
+        .where(ip_ranges.c.id == select(taken.c.range_id).scalar_subquery())
+        .values(
+            next_unused=ip_ranges.c.next_unused + bindparam("fresh"),
+            allocated_count=ip_ranges.c.allocated_count + 1,
+        )
+    )
+    if reused:
+        freed = delete(ip_free).where(
+            ip_free.c.range_id == bindparam("new_range_id"), ip_free.c.address == bindparam("new_address"),
+            exists(select(taken.c.range_id)),
+        ).cte("freed")
+        advance = advance.add_cte(freed)
+    return advance
