@@ -2,7 +2,8 @@
 locked or wrote sends no statement and returns the transaction's own latest copy, never a shared
 message; a weaker lock does not serve a stronger one; the tenancy of the read still applies; a
 SAVEPOINT that rolls back forgets what its block held, emitted and meant to do after the commit.
-``is_deleting`` is asked once per transaction until that kind is written. On both databases."""
+``is_deleting`` is asked once per transaction until that kind is written. A read snapshot reads
+a row found by id once. On both databases."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from datetime import UTC, datetime
 
 import pytest
 from google.protobuf.message import Message
-from sqlalchemy import select
+from sqlalchemy import event, select
 
 from osac.model import registry
 from osac.store import schema
@@ -212,3 +213,33 @@ async def test_a_read_transaction_refuses_work_for_a_commit(stored: Store) -> No
     with pytest.raises(RuntimeError, match="never makes"):
         async with stored.read() as tx:
             tx.before_commit(nothing)
+
+
+async def test_a_snapshot_reads_a_row_once(stored: Store) -> None:
+    """In a read snapshot (``Store.read()``) a row found by id is the same row when read again:
+    served without a statement, as a fresh message, with the read's tenancy applied. Without a
+    snapshot every read goes to the database (it may see a newer commit)."""
+    reads: list[str] = []
+
+    def record(_conn: object, _cursor: object, statement: str, *_: object) -> None:
+        reads.append(statement)
+
+    for engine in {stored.engines.reader.sync_engine, stored.engines.statements.sync_engine}:
+        event.listen(engine, "before_cursor_execute", record)
+    try:
+        async with stored.read() as tx:
+            first = await tx.get(VN, "vn-1")
+            again = await tx.get(VN, "vn-1", frozenset({"acme"}))
+            elsewhere = await tx.get(VN, "vn-1", frozenset({"globex"}))
+            missing = await tx.get(VN, "vn-none")
+        assert len(reads) == 2, reads  # vn-1 once, the missing one once
+        assert first is not None and again is not None and first == again and first is not again
+        assert elsewhere is None and missing is None
+        reads.clear()
+        async with stored.read(snapshot=False) as tx:
+            await tx.get(VN, "vn-1")
+            await tx.get(VN, "vn-1")
+        assert len(reads) == 2, reads
+    finally:
+        for engine in {stored.engines.reader.sync_engine, stored.engines.statements.sync_engine}:
+            event.remove(engine, "before_cursor_execute", record)

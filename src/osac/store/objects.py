@@ -114,9 +114,14 @@ class Tx:
     a rolled-back block held.
     """
 
-    def __init__(self, conn: AsyncConnection, clock: Clock, decoded: Decoded | None = None) -> None:
+    def __init__(self, conn: AsyncConnection, clock: Clock, decoded: Decoded | None = None, *,
+                 snapshot: bool = False) -> None:
         self.conn = conn
         self.clock = clock
+        #: In a read-only snapshot (``Store.read()``) a row read again is the row read before: the
+        #: rows found by id, served again without a statement (a reconciler's snapshot reads its
+        #: target, its external IP, its subnet more than once on the way to one provider call).
+        self._seen: dict[tuple[str, str], _Held] | None = {} if snapshot else None
         #: Parsed objects by version (``decoded.py``), shared by the Store's transactions.
         self._decoded = decoded
         #: The revision of the transaction's last event, once its events are appended (0: none).
@@ -214,6 +219,8 @@ class Tx:
         if tenants is not None and not tenants:
             return None  # in no tenant
         held = self._held_row(kind, object_id, lock)
+        if held is None and lock is None and self._seen is not None:
+            held = self._seen.get((kind.name, object_id))
         if held is not None:
             if tenants is not None and held.tenant not in tenants:
                 return None
@@ -222,7 +229,13 @@ class Tx:
         query = statements.data_by_id(kind.name, 0 if tenants is None else len(tenants), lock)
         params = {"object_id": object_id, **statements.tenant_parameters(tenants or ())}
         row = (await direct.execute(self.conn, query, params)).first()
-        return None if row is None else self._read_locked(kind, row[0], lock)
+        if row is None:
+            return None
+        message = self._read_locked(kind, row[0], lock)
+        if lock is None and self._seen is not None:
+            self._seen[(kind.name, object_id)] = _Held(
+                type(message), message.SerializeToString(), metadata_of(message).tenant, 0, False)
+        return message
 
     def _read_locked(self, kind: Kind, data: dict[str, Any], lock: Lock | None) -> Message:
         message = self._parse(data, kind.private_class())
@@ -640,7 +653,7 @@ class Store:
                 if snapshot and self.dialect == "postgresql":
                     conn = await conn.execution_options(isolation_level="REPEATABLE READ")
                 async with conn.begin():
-                    tx = Tx(conn, self.clock, self.decoded)
+                    tx = Tx(conn, self.clock, self.decoded, snapshot=snapshot)
                     yield tx
                     if tx._before_commit:
                         raise RuntimeError("a read transaction was given work to do before a commit it never makes")
