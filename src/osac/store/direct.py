@@ -169,9 +169,10 @@ async def execute(conn: AsyncConnection, statement: Executable, parameters: Mapp
     With ``then_commit``, on PostgreSQL, the transaction's ``COMMIT`` goes in the same round trip
     (one query of both statements, its values bound by psycopg's client-side cursor): the locks
     the transaction holds are released when the server has run both, not one turn of a busy
-    event loop later (pipeline mode would do the same, but leaves it with a second round trip). The transaction block that began it then
-    finds nothing left to commit. If either fails, nothing is committed and the error is raised
-    as SQLAlchemy raises it; the block rolls back as usual. Elsewhere (SQLite) the block commits."""
+    event loop later (pipeline mode would do the same, but ends with a second round trip of its
+    own). The transaction block that began it then finds nothing left to commit. If either
+    fails, nothing is committed and the error is raised as SQLAlchemy raises it; the block rolls
+    back as usual. Elsewhere (SQLite) the block commits."""
     sync = conn.sync_connection
     if sync is None or sync.invalidated or sync.closed:
         # Let SQLAlchemy reconnect, or refuse, as it does.

@@ -72,7 +72,8 @@ class Written:
 
 @dataclass(frozen=True)
 class _Held:
-    """A row this transaction holds a lock on, as the transaction last read or wrote it."""
+    """A row this transaction holds a lock on, as the transaction last read or wrote it (or, in a
+    read snapshot, a row it read: ``strength`` 0)."""
 
     cls: type[Message]
     raw: bytes
