@@ -82,9 +82,9 @@ def counts(has_parent: bool) -> Select[Any]:
 @cache
 def take_one(reused: bool) -> Update:
     """PostgreSQL: the allocation row (every column of ``ip_allocations`` bound as
-    ``new_<column>``) inserted unless a unique constraint refuses it, and only if it was, the address taken off the
-    free list (``reused``) and range ``range_id`` advanced by ``fresh`` and one allocation, in
-    one statement of data-modifying ``WITH``s (its row count: 1 taken, 0 refused). Under the
+    ``new_<column>``) inserted unless a unique constraint refuses it, and only if it was, the
+    address taken off the free list (``reused``) and its range advanced by ``fresh`` and one
+    allocation, in one statement of data-modifying ``WITH``s (its row count: 1 taken, 0 refused). Under the
     range lock every other allocation of the subnet or pool waits for, this is one round trip
     where SQLite's writer sends two or three."""
     columns = [column.name for column in ip_allocations.columns]

@@ -484,7 +484,8 @@ class Tx:
             return
         postgresql = self.dialect == "postgresql"
         count = len(events)
-        if postgresql and count <= statements.EVENTS_IN_ONE_STATEMENT:
+        in_one_statement = postgresql and count <= statements.EVENTS_IN_ONE_STATEMENT
+        if in_one_statement:
             values = {f"{column}_{index}": value for index, event in enumerate(events)
                       for column, value in _event_row(event).items() if column != "revision"}
             appended = await direct.execute(self.conn, statements.append_events(count), values, then_commit=then_commit)
@@ -494,7 +495,7 @@ class Tx:
             last = int((await direct.execute(self.conn, advance, {"count": count})).scalar_one())
         for revision, event in enumerate(events, start=last - count + 1):
             event.revision = revision
-        if not postgresql or count > statements.EVENTS_IN_ONE_STATEMENT:
+        if not in_one_statement:
             await self.conn.execute(statements.INSERT_EVENTS, [_event_row(event) for event in events])
         self.last_revision = last
 

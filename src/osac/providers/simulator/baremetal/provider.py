@@ -269,14 +269,15 @@ class SimulatedBareMetal:
         now = self.runtime.clock.now()
         steps = found[1] if found is not None else []
         next_change = plan_steps.next_change_at(steps, now)
-        faults = self.runtime.faults
-        unreadable = await object_faults.first_for(faults, "unreadable", KIND, host_name)
+        found_faults = await object_faults.first_of_each(self.runtime.faults, ("unreadable", "host_broken"), KIND,
+                                                         host_name)
+        unreadable = found_faults.get("unreadable")
         if unreadable is not None:
             return HostObservation(readable=False, error=f"simulated: host {host_name} cannot be read "
                                    f"(fault {unreadable.id})", observed_at=now, next_change_at=next_change)
         if found is None:
             return HostObservation(readable=True, error="", observed_at=now)
-        broken = await object_faults.first_for(faults, "host_broken", KIND, host_name)
+        broken = found_faults.get("host_broken")
         message = None if broken is None else f"simulated hardware fault on host {host_name} (fault {broken.id})"
         addresses = await self.runtime.fabric_store.host_addresses(host_name)
         host = shapes.render(found[0], steps, now, addresses, message)
@@ -343,12 +344,9 @@ class SimulatedBareMetal:
         self, host_name: str, work: Callable[[AsyncConnection, StoredHost, list[Step]], Awaitable[bool]]
     ) -> None:
         try:
-            with self._wakeup.planning(self.runtime.clock.now()):
-                changed = await self.store.change(host_name, work)
+            await self._wakeup.planned(self.runtime.clock.now(), self.store.change(host_name, work))
         except UnknownHost:
             raise TerminalProviderError("HostNotFound", f"host {host_name} is not in the inventory") from None
-        if changed:
-            self._wakeup.notify()
 
     async def _write(self, conn: AsyncConnection, host: StoredHost, steps: list[Step], now: datetime,
                      planned: HostPlanned, **values: Any) -> None:

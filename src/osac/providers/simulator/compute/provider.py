@@ -185,10 +185,7 @@ class SimulatedKubeVirt:
         work: Callable[[AsyncConnection, StoredVirtualMachine | None, list[Step]], Awaitable[bool]],
     ) -> None:
         """Run ``work`` on the stored VM and its steps; the feeds scan for what it planned."""
-        with self._wakeup.planning(self.runtime.clock.now()):
-            changed = await self.store.change(instance_id, work)
-        if changed:
-            self._wakeup.notify()
+        await self._wakeup.planned(self.runtime.clock.now(), self.store.change(instance_id, work))
 
     async def observe_virtual_machine(self, instance_id: str) -> VirtualMachineObservation:
         stored, steps = await self.store.read(instance_id)

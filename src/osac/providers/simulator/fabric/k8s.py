@@ -66,8 +66,4 @@ class SimulatedK8sManager:
         operation = OPERATION_OF_METHOD[method]
         if not self._description.supports(operation):
             raise UnsupportedOperation(self.name, operation, ANY_TARGET)
-        faults = self.runtime.faults
-        records = await faults.fabric()
-        if await self.runtime.take(OPERATION_SECONDS, faults.latency(records, self.name, method, (subnet_id,))):
-            records = await faults.fabric()  # the call took its time: faults injected meanwhile apply
-        await faults.raise_if_failing(records, self.name, method, (subnet_id,))
+        await self.runtime.fabric_call(self.name, method, (subnet_id,), OPERATION_SECONDS)

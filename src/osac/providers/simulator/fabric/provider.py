@@ -205,11 +205,7 @@ class SimulatedFabric:
         operation = OPERATION_OF_METHOD.get(method)
         if operation is not None and target is not None and not self._description.supports(operation, target):
             raise UnsupportedOperation(self.name, operation, target)
-        faults = self.runtime.faults
-        records = await faults.fabric()
-        if await self.runtime.take(seconds, faults.latency(records, self.name, method, object_ids)):
-            records = await faults.fabric()  # the call took its time: faults injected meanwhile apply
-        await faults.raise_if_failing(records, self.name, method, object_ids)
+        await self.runtime.fabric_call(self.name, method, object_ids, seconds)
 
 
 def supported_setting(value: Any, defaults: Mapping[str, frozenset[str]]) -> dict[str, frozenset[str]]:

@@ -25,7 +25,7 @@ starting, thousands of rows read again dozens of times a second.)
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -75,6 +75,14 @@ class Wakeup:
             for listener in self._listeners:
                 if listener.floor is None or started < listener.floor:
                     listener.floor = started
+
+    async def planned(self, started: datetime, change: Awaitable[bool]) -> None:
+        """Run a provider call's ``change`` (true: it planned or changed steps) as ``planning``
+        from ``started``, then wake every running feed if it changed anything."""
+        with self.planning(started):
+            changed = await change
+        if changed:
+            self.notify()
 
     def scan_from(self, listener: Listener, watermark: datetime) -> datetime:
         """Where ``listener``'s next scan starts: ``watermark`` (where its last one ended), or

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -155,6 +155,15 @@ class SimulatorRuntime:
         if total > 0:
             await asyncio.sleep(total)
         return total > 0
+
+    async def fabric_call(self, manager: str, method: str, object_ids: Sequence[str], table_seconds: float) -> None:
+        """Spend a fabric call's time (``take``, with its ``fabric_latency``), then raise its
+        ``fabric_fail`` if one matches (``FaultStore.raise_if_failing``). The fault table is read
+        once, and again only if the call took time: a fault injected meanwhile applies."""
+        records = await self.faults.fabric()
+        if await self.take(table_seconds, self.faults.latency(records, manager, method, object_ids)):
+            records = await self.faults.fabric()
+        await self.faults.raise_if_failing(records, manager, method, object_ids)
 
     async def _until_fake(self, seconds: float) -> None:
         deadline = self.clock.monotonic() + seconds
