@@ -1125,10 +1125,15 @@ class ControllerManager:
         task.add_done_callback(lambda _: self._stopping.pop(kind, None))
 
     async def _follow_leases(self) -> None:
+        # The next renewal is due an interval after the last one began (``start`` renewed just
+        # before this loop), not after it ended: a clock that moved while a renewal ran (a fake
+        # clock's jump, a slow database) must not push the next one a whole interval further.
+        renewed_at = self._clock.now()
         while True:
-            due = self._clock.now() + self._renew_interval
+            due = renewed_at + self._renew_interval
             while self._clock.now() < due:
                 await _wait_for_wake(self._clock, due, self._lease_wake, self._max_real_wait)
+            renewed_at = self._clock.now()
             try:
                 await self.renew_leases()
             except Exception as error:
