@@ -22,9 +22,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from osac.clock import FakeClock
 from osac.model import registry
+from osac.store import direct, schema, statements
 from osac.store import engine as engine_module
-from osac.store import schema
 from osac.store.engine import create_engines, sqlite_url, statement_reader
+from osac.store.errors import Conflict
 from osac.store.objects import Store
 from osac.store.statements import NOTIFY_CHANNEL
 
@@ -119,7 +120,7 @@ async def store(pg_database: str) -> AsyncIterator[Store]:
         await store.engines.dispose()
 
 
-async def test_a_read_without_a_snapshot_is_one_round_trip_and_a_snapshot_read_three(
+async def test_a_read_without_a_snapshot_is_one_round_trip_and_a_snapshot_read_two(
     store: Store, tmp_path: Path
 ) -> None:
     async with store.write() as tx:
@@ -131,8 +132,36 @@ async def test_a_read_without_a_snapshot_is_one_round_trip_and_a_snapshot_read_t
 
     async with traced(store.engines.reader, tmp_path / "snapshot") as snapshot, store.read() as tx:
         assert (await tx.get(VN, "vn-app")).metadata.name == "app"  # type: ignore[union-attr]
-    assert snapshot.round_trips == 3
-    assert snapshot.sent[0] == "BEGIN ISOLATION LEVEL REPEATABLE READ" and snapshot.sent[-1] == "COMMIT"
+    # the BEGIN goes with the first statement; the COMMIT on its own
+    assert snapshot.round_trips == 2
+    assert snapshot.sent[0].startswith("BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT"), snapshot.sent
+    assert snapshot.sent[-1] == "COMMIT"
+
+    async with traced(store.engines.reader, tmp_path / "nothing") as nothing, store.read():
+        pass  # a snapshot that reads nothing sends nothing
+    assert nothing.round_trips == 0, nothing.sent
+
+
+async def test_a_snapshot_sees_one_moment_and_ends_with_its_block(store: Store) -> None:
+    """Statements after the first one see what the snapshot saw, not what committed since, and
+    the connection goes back to its pool outside any transaction, after a failing block too."""
+    async with store.write() as tx:
+        await tx.insert(VN, network("one"))
+    async with store.read() as tx:
+        assert await tx.count(VN) == 1
+        async with store.write() as other:
+            await other.insert(VN, network("two"))
+        assert await tx.count(VN) == 1
+        assert (await tx.conn.execute(text("SHOW transaction_isolation"))).scalar_one() == "repeatable read"
+    with pytest.raises(RuntimeError):
+        async with store.read() as tx:
+            assert await tx.count(VN) == 2
+            raise RuntimeError("the block fails")
+    async with store.engines.reader.connect() as conn:
+        raw = await conn.get_raw_connection()
+        assert raw.driver_connection.info.transaction_status == psycopg.pq.TransactionStatus.IDLE  # type: ignore[union-attr]
+    async with store.read(snapshot=False) as tx:
+        assert await tx.count(VN) == 2
 
 
 async def test_the_simulator_reader_runs_each_statement_on_its_own(store: Store, tmp_path: Path) -> None:
@@ -245,3 +274,114 @@ async def test_a_commit_sent_with_the_events_that_fails_commits_nothing(store: S
         names = (await tx.conn.execute(select(schema.events.c.object_id).order_by(schema.events.c.revision))).all()
         assert (await tx.conn.execute(select(schema.revision_counter.c.value))).scalar_one() == 1
     assert [row.object_id for row in names] == [network("kept").id]
+
+
+async def _stored(store: Store, object_id: str) -> tuple[int, str]:
+    async with store.read() as tx:
+        found = await tx.get(VN, object_id)
+    assert found is not None
+    return found.metadata.version, found.metadata.labels.get("step", "")
+
+
+async def test_a_write_of_a_row_the_transaction_holds_goes_with_the_commit(
+    store: Store, pg_database: str, tmp_path: Path
+) -> None:
+    """A row locked by the transaction at the version it writes over cannot be refused: its
+    update travels with the events and the COMMIT (three round trips, not four)."""
+    async with store.write() as tx:
+        await tx.insert(VN, network("one"))
+    async with traced(store.engines.writer, tmp_path / "trace") as trace, store.write() as tx:
+        held = await tx.get(VN, network("one").id, lock="no_key_update")
+        assert held is not None
+        held.metadata.labels["step"] = "held"
+        written = await tx.replace(VN, held, held.metadata.version)
+    sent = trace.sent
+    assert [sql.split(" ")[0] for sql in sent] == ["BEGIN", "SELECT", "UPDATE"], sent
+    assert "INSERT INTO events" in sent[2] and sent[2].endswith("; COMMIT"), sent
+    assert trace.round_trips == 3
+    assert written.object.metadata.version == 2
+    assert await _stored(store, network("one").id) == (2, "held")
+
+
+async def test_a_held_back_write_goes_first_in_the_transaction_s_next_statement(
+    store: Store, pg_database: str, tmp_path: Path
+) -> None:
+    """The transaction's next statement carries the held-back write, whatever runs it (the
+    store's prebuilt statements or SQLAlchemy's execution): it reads what was written."""
+    async with store.write() as tx:
+        await tx.insert(VN, network("one"))
+        await tx.insert(VN, network("two"))
+    async with traced(store.engines.writer, tmp_path / "trace") as trace, store.write() as tx:
+        one = await tx.get(VN, network("one").id, lock="no_key_update")
+        assert one is not None
+        one.metadata.labels["step"] = "first"
+        await tx.replace(VN, one, one.metadata.version)
+        # by id, the prebuilt path: sent in one query after the update
+        other = await tx.get(VN, network("two").id, lock="no_key_update")
+        assert other is not None
+        other.metadata.labels["step"] = "second"
+        await tx.replace(VN, other, other.metadata.version)
+        # SQLAlchemy's execution: the update goes first
+        labelled = (await tx.conn.execute(text(
+            "SELECT data->'metadata'->'labels'->>'step' FROM virtual_networks ORDER BY id"))).scalars().all()
+        assert labelled == ["first", "second"]
+    sent = trace.sent
+    assert [sql.split(" ")[0] for sql in sent] == ["BEGIN", "SELECT", "UPDATE", "UPDATE", "SELECT", "WITH"], sent
+    assert sent[2].endswith("FOR NO KEY UPDATE") and "; SELECT" in sent[2], sent  # the update, then the lock
+    assert trace.round_trips == 6  # BEGIN, lock, update + lock, update, the SQL read, events + COMMIT
+    assert await _stored(store, network("one").id) == (2, "first")
+    assert await _stored(store, network("two").id) == (2, "second")
+
+
+async def test_a_held_back_write_in_a_rolled_back_savepoint_is_undone(store: Store) -> None:
+    async with store.write() as tx:
+        await tx.insert(VN, network("one"))
+    async with store.write() as tx:
+        with pytest.raises(RuntimeError):
+            async with tx.savepoint():
+                one = await tx.get(VN, network("one").id, lock="no_key_update")
+                assert one is not None
+                one.metadata.labels["step"] = "undone"
+                await tx.replace(VN, one, one.metadata.version)
+                raise RuntimeError("the block fails")
+        again = await tx.get(VN, network("one").id, lock="no_key_update")
+        assert again is not None and again.metadata.version == 1
+    assert await _stored(store, network("one").id) == (1, "")
+
+
+async def test_a_held_back_write_that_fails_fails_its_transaction(store: Store) -> None:
+    """Should a held-back write be refused after all, the statement carrying it raises and
+    nothing of the transaction is stored."""
+    async with store.write() as tx:
+        await tx.insert(VN, network("one"))
+    with pytest.raises(IntegrityError):
+        async with store.write() as tx:
+            one = await tx.get(VN, network("one").id, lock="no_key_update")
+            assert one is not None
+            one.metadata.labels["step"] = "lost"
+            await tx.replace(VN, one, one.metadata.version)
+            await direct.execute_later(tx.conn, statements.insert_object(VN.name), {
+                "id": network("one").id, "name": "dup", "tenant": "acme",
+                "creation_timestamp": datetime(2026, 1, 1, tzinfo=UTC), "deletion_timestamp": None,
+                "version": 1, "data": {}})
+    assert await _stored(store, network("one").id) == (1, "")
+    async with store.read() as tx:
+        assert (await tx.conn.execute(select(schema.revision_counter.c.value))).scalar_one() == 1
+
+
+async def test_a_write_over_a_version_the_transaction_does_not_hold_is_checked_at_once(store: Store) -> None:
+    """A replace of a row not locked by the transaction (or at another version) runs at once
+    and is refused when someone else got there first."""
+    async with store.write() as tx:
+        await tx.insert(VN, network("one"))
+    async with store.read() as tx:
+        stale = await tx.get(VN, network("one").id)
+    assert stale is not None
+    async with store.write() as tx:
+        current = await tx.get(VN, network("one").id, lock="no_key_update")
+        assert current is not None
+        await tx.replace(VN, current, current.metadata.version)
+    with pytest.raises(Conflict):
+        async with store.write() as tx:
+            await tx.replace(VN, stale, stale.metadata.version)
+    assert (await _stored(store, network("one").id))[0] == 2

@@ -29,27 +29,28 @@ from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import NullPool
 
-from osac.store import cost
+from osac.store import cost, direct
 from osac.store.sqlite_driver import SQLITE_BUSY_TIMEOUT_MS, OneTripDBAPI
 
 #: A pooled PostgreSQL connection idle longer than this is pinged before it is handed out.
 IDLE_PING_AFTER = 10.0
-#: PostgreSQL pools per process, (size, overflow): the writer's, which snapshot reads share (as
-#: the one pool before), and that of the reads without a snapshot, whose connections stay in
-#: autocommit, so such a checkout sets and resets no isolation level. Together at most 50
-#: connections, 15 kept open when idle. Sharing 30 over the three kinds (10 + 5, 3 + 4, 4 + 4)
-#: starved the reads: 300 VMs came up in 60 s instead of 47-53 s (docs/benchmarks.md).
-WRITER_POOL = (10, 20)
-STATEMENT_POOL = (5, 15)
+#: PostgreSQL pools per process, (size, overflow): the writer's and the readers', whose
+#: connections stay in autocommit, so a checkout sets and resets no isolation level (a read
+#: snapshot sends its own ``BEGIN`` with its first statement). Together at most 50 connections,
+#: 20 kept open when idle. Sharing 30 over three pools (10 + 5, 3 + 4, 4 + 4) starved the reads:
+#: 300 VMs came up in 60 s instead of 47-53 s (docs/benchmarks.md).
+WRITER_POOL = (10, 15)
+STATEMENT_POOL = (10, 15)
 #: The engines made with autocommit connections (``Engines.statements``).
 _AUTOCOMMIT: weakref.WeakSet[Engine] = weakref.WeakSet()
 
 
 @dataclass(frozen=True)
 class Engines:
-    """The engines of one database: the writer, the reader (the same object on PostgreSQL), and
-    the one for reads that need no snapshot (``statements``: on PostgreSQL a pool of its own
-    whose connections run each statement on its own; SQLite's reader)."""
+    """The engines of one database: the writer, the reader, and the one for reads that need no
+    snapshot (``statements``). On PostgreSQL the reader is ``statements``, a pool of its own
+    whose connections stay in autocommit (each statement runs on its own unless a read snapshot
+    begins a transaction, ``Store.read``); on SQLite both are the reader's."""
 
     url: str
     writer: AsyncEngine
@@ -105,7 +106,8 @@ def create_engines(url: str) -> Engines:
     for each in (engine, statements):
         _ping_when_idle(each)
         cost.install(each.sync_engine)
-    return Engines(url, engine, engine, statements)
+        direct.install(each.sync_engine)
+    return Engines(url, engine, statements, statements)
 
 
 def statement_reader(engine: AsyncEngine) -> AsyncEngine:

@@ -52,7 +52,7 @@ async def record(tx: Tx, kind: Kind, obj: Message, event_type: int, reason: str,
     name = metadata_of(obj).name
     if name:
         data["object_name"] = name  # the object's events stay findable by name once it is archived
-    await direct.execute(tx.conn, statements.INSERT_LIFECYCLE_EVENT, {
+    await direct.execute_later(tx.conn, statements.INSERT_LIFECYCLE_EVENT, {
         "id": event_id, "object_type": kind.message, "object_id": id_of(obj),
         "tenant": tenant, "timestamp": now, "data": data,
     })

@@ -81,6 +81,8 @@ class _Held:
     strength: int
     #: Inserted or replaced by this transaction (not only locked): ``amend`` may rewrite it.
     written: bool
+    name: str
+    version: int
 
 
 @dataclass
@@ -184,7 +186,8 @@ class Tx:
         before = self._held.get(key)
         if before is not None:
             strength, written = max(strength, before.strength), written or before.written
-        self._held[key] = _Held(type(message), raw, metadata_of(message).tenant, strength, written)
+        meta = metadata_of(message)
+        self._held[key] = _Held(type(message), raw, meta.tenant, strength, written, meta.name, meta.version)
 
     def _held_row(self, kind: Kind, object_id: str, lock: Lock | None) -> _Held | None:
         """The row, if this transaction holds it at least as strongly as ``lock`` asks."""
@@ -234,8 +237,9 @@ class Tx:
             return None
         message = self._read_locked(kind, row[0], lock)
         if lock is None and self._seen is not None:
+            meta = metadata_of(message)
             self._seen[(kind.name, object_id)] = _Held(
-                type(message), message.SerializeToString(), metadata_of(message).tenant, 0, False)
+                type(message), message.SerializeToString(), meta.tenant, 0, False, meta.name, meta.version)
         return message
 
     def _read_locked(self, kind: Kind, data: dict[str, Any], lock: Lock | None) -> Message:
@@ -384,19 +388,25 @@ class Tx:
         The stored version becomes ``based_on_version + 1``. If the object is being deleted and has
         no finalizer left it is archived instead, in this transaction, with an OBJECT_DELETED event.
         Raises ``Conflict`` when another writer got there first.
+
+        A row this transaction holds locked (or wrote) at ``based_on_version``, under the same
+        name, cannot be refused: on PostgreSQL its write goes with the transaction's next
+        statement or its ``COMMIT`` (``direct.execute_later``) instead of a round trip of its own.
         """
         meta = metadata_of(message)
         meta.version = based_on_version + 1
         data = to_storage(message)
         if meta.HasField("deletion_timestamp") and not list(getattr(meta, "finalizers", [])):
             return await self._archive(kind, message, data, based_on_version)
-        result = await direct.execute(
-            self.conn,
-            statements.replace_object(kind.name),
-            {**self._columns(data), "object_id": data["id"], "based_on": based_on_version},
-        )
-        if result.rowcount != 1:
-            await self._conflict(kind, message, based_on_version)
+        parameters = {**self._columns(data), "object_id": data["id"], "based_on": based_on_version}
+        held = self._held.get((kind.name, data["id"]))
+        if held is not None and held.strength >= _STRENGTH["no_key_update"] and held.version == based_on_version \
+                and held.name == meta.name:
+            await direct.execute_later(self.conn, statements.replace_object(kind.name), parameters)
+        else:
+            result = await direct.execute(self.conn, statements.replace_object(kind.name), parameters)
+            if result.rowcount != 1:
+                await self._conflict(kind, message, based_on_version)
         event = self.emit(EVENT_UPDATED, kind, data)
         self._wrote(kind, message, _STRENGTH["no_key_update"])
         return Written(message, event)
@@ -416,8 +426,8 @@ class Tx:
         change(message)
         version = metadata_of(message).version
         data = to_storage(message)
-        await direct.execute(self.conn, statements.replace_object(kind.name),
-                             {**self._columns(data), "object_id": object_id, "based_on": version})
+        await direct.execute_later(self.conn, statements.replace_object(kind.name),
+                                   {**self._columns(data), "object_id": object_id, "based_on": version})
         for event in reversed(self._events):
             if event.kind == kind.name and event.data["id"] == object_id:
                 event.data = data
@@ -646,19 +656,22 @@ class Store:
 
         A snapshot (PostgreSQL ``REPEATABLE READ``) is what a List needs: its count, page and
         revision agree. Without one, each statement sees what is committed when it starts and,
-        on PostgreSQL, runs on its own: one round trip instead of three (``BEGIN``, the
-        statement, ``COMMIT``). That is for reads of one statement (load one object, read the
-        outbox) and of facts that do not change together (which fabric serves a VN).
+        on PostgreSQL, runs on its own: one round trip per statement. That is for reads of one
+        statement (load one object, read the outbox) and of facts that do not change together
+        (which fabric serves a VN). A snapshot costs one round trip more, its ``COMMIT``: its
+        ``BEGIN`` goes with its first statement.
         """
         try:
-            async with (self.engines.reader if snapshot else self.engines.statements).connect() as conn:
+            async with self.engines.reader.connect() as conn, conn.begin():
+                tx = Tx(conn, self.clock, self.decoded, snapshot=snapshot)
                 if snapshot and self.dialect == "postgresql":
-                    conn = await conn.execution_options(isolation_level="REPEATABLE READ")
-                async with conn.begin():
-                    tx = Tx(conn, self.clock, self.decoded, snapshot=snapshot)
-                    yield tx
-                    if tx._before_commit:
-                        raise RuntimeError("a read transaction was given work to do before a commit it never makes")
+                    # The connection is in autocommit; its first statement carries the BEGIN,
+                    # and psycopg ends the transaction it finds open with the block.
+                    await direct.execute_later(conn, statements.BEGIN_SNAPSHOT, {}, announce=False)
+                yield tx
+                direct.forget(conn)  # a BEGIN that no statement carried
+                if tx._before_commit:
+                    raise RuntimeError("a read transaction was given work to do before a commit it never makes")
         except (DBAPIError, PoolTimeout, PendingRollbackError) as error:
             _raise_unavailable(error)
             raise
