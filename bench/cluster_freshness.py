@@ -56,7 +56,10 @@ Measured two ways:
     leaves out the commit and the Watch fan-out that (a) includes.
 
 CPU (cores) of the server, of this load process, of the PostgreSQL backends and of everything
-else on the machine is measured over the change phase, as in the other benchmarks.
+else on the machine is measured over the change phase, as in the other benchmarks. With
+``--workers N`` (PostgreSQL), ``shards`` says how the processes split the controller shards
+(their live leases at the end of the phase) and the clusters by their shard, largest first:
+``32/32 shards, 503/497 objects``.
 
     python -m bench.cluster_freshness [--db sqlite postgresql] [--clusters 1000] [--rate 50]
                                       [--duration 600] [--clusters-per-tenant 250] [--json]
@@ -97,6 +100,8 @@ from bench.harness import (
     run_async,
     scrape,
     scratch_database,
+    shard_owners,
+    shares,
     workdir,
 )
 from osac.auth.subject import Role
@@ -560,7 +565,10 @@ async def one_database(db: str, clusters: int, per_tenant: int, rates: Sequence[
             for rate in rates:
                 fleet.idle = sorted(set(fleet.ready_at) - set(fleet.in_flight))
                 changes = await inject(server, fleet, rate, duration, settle, seed)
-                rows.append({"db": db, "workers": workers, **setup, "rate": rate, "duration_s": duration, **changes})
+                # with several processes: how they split the shards and the clusters
+                split = shares(shard_owners(url), sorted(fleet.ready_at)) if workers > 1 else ""
+                rows.append({"db": db, "workers": workers, **setup, "rate": rate, "duration_s": duration, **changes,
+                             "shards": split})
                 print(f"# {json.dumps(rows[-1])}", file=sys.stderr, flush=True)  # progress
         return rows
 
@@ -592,7 +600,7 @@ CHANGE_COLUMNS = ("db", "workers", "rate", "duration_s", "changes", "skipped", "
                   "call_p99_ms")
 HISTOGRAM_COLUMNS = ("db", "rate", "hist_count", "hist_mean_ms", "hist_p50_ms", "hist_p99_ms", "hist_max_le_ms",
                      "queue_depth_max", "oldest_wait_max_s",
-                     "server_cpu", "client_cpu", "pg_cpu", "other_cpu", "errors")
+                     "server_cpu", "client_cpu", "pg_cpu", "other_cpu", "shards", "errors")
 
 
 def main(argv: Sequence[str] | None = None) -> None:

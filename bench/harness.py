@@ -22,6 +22,7 @@ import tempfile
 import threading
 import time
 import uuid
+from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,7 @@ from sqlalchemy.engine import make_url
 from osac.auth.dev_issuer import DevIssuer
 from osac.auth.subject import Role
 from osac.clock import SystemClock
+from osac.controllers.runtime.shards import DEFAULT_SHARDS, SHARD_PREFIX, shard_of
 from osac.model import protos
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -116,6 +118,25 @@ def pg_transactions(url: str) -> int | None:
         row = conn.execute("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()").fetchone()
         assert row is not None
         return int(row[0])
+
+
+def shard_owners(url: str) -> dict[int, str]:
+    """The holder of each controller shard whose lease is live (PostgreSQL; docs/deploy.md)."""
+    with psycopg.connect(driver_dsn(url), autocommit=True) as pg:
+        rows = pg.execute("SELECT name, holder FROM leases WHERE name LIKE %s AND expires_at > now()",
+                          (f"{SHARD_PREFIX}%",)).fetchall()
+    return {int(name.removeprefix(SHARD_PREFIX)): holder for name, holder in rows}
+
+
+def shares(owners: dict[int, str], ids: Sequence[str]) -> str:
+    """How the shards, and the objects ``ids`` by their shard, are split between the holders:
+    ``"32/32 shards, 497/503 objects"`` (largest first; an object of a shard nobody holds is
+    counted as ``unowned``)."""
+    shards = sorted(Counter(owners.values()).values(), reverse=True)
+    objects = Counter(owners.get(shard_of(object_id, DEFAULT_SHARDS), "unowned") for object_id in ids)
+    unowned = objects.pop("unowned", 0)
+    split = "/".join(str(count) for count in sorted(objects.values(), reverse=True))
+    return f"{'/'.join(map(str, shards))} shards, {split} objects" + (f", {unowned} unowned" if unowned else "")
 
 
 # -- the server ----------------------------------------------------------------------------------

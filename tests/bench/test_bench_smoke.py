@@ -25,6 +25,7 @@ from bench import (
     watch_latency,
 )
 from bench.harness import DATABASES
+from osac.controllers.runtime.shards import DEFAULT_SHARDS
 
 
 @pytest.mark.parametrize("db", DATABASES)
@@ -125,6 +126,17 @@ async def test_cluster_freshness(db: str) -> None:
         assert row["from_ack_p50_ms"] <= row["e2e_p50_ms"]
         assert row["hist_mean_ms"] > 0 and 0 < row["hist_p50_ms"] <= row["hist_p99_ms"]
         assert row["queue_depth_max"] >= 0 and row["oldest_wait_max_s"] >= 0
+
+
+async def test_cluster_freshness_with_two_workers() -> None:
+    # Both processes hold shards; every cluster is in a held shard and counted once.
+    [row] = await cluster_freshness.benchmark(["postgresql"], clusters=4, rates=(4,), duration=2, settle=20,
+                                              ready_timeout=90, workers=2)
+    assert row["errors"] == "" and row["delivered"] == row["changes"] > 0
+    shards, objects = row["shards"].split(", ")
+    held = [int(count) for count in shards.removesuffix(" shards").split("/")]
+    assert len(held) == 2 and sum(held) == DEFAULT_SHARDS and min(held) > 0, row["shards"]
+    assert sum(int(count) for count in objects.removesuffix(" objects").split("/")) == 4, row["shards"]
 
 
 @pytest.mark.parametrize("db", DATABASES)

@@ -20,8 +20,9 @@ import httpx
 import pytest
 from sqlalchemy import create_engine, text
 
+from bench.harness import shard_owners
 from osac.auth.subject import Role
-from osac.controllers.runtime.shards import DEFAULT_SHARDS, SHARD_PREFIX, shard_of
+from osac.controllers.runtime.shards import DEFAULT_SHARDS, shard_of
 from osac.store.engine import sync_url
 from tests.support.server_process import ServerProcess, catalogue_ready, get_json
 
@@ -44,19 +45,8 @@ async def _vms(http: httpx.AsyncClient) -> list[dict[str, Any]]:
     return list((await get_json(http, f"{PUBLIC}/compute_instances?limit=1000"))["items"])
 
 
-def _shard_owners(db_url: str) -> dict[int, str]:
-    """The holder of each shard whose lease is live."""
-    engine = create_engine(sync_url(db_url))
-    with engine.connect() as conn:
-        rows = conn.execute(text("SELECT name, holder FROM leases WHERE name LIKE :prefix AND expires_at > now()"),
-                            {"prefix": f"{SHARD_PREFIX}%"})
-        owners = {int(row.name.removeprefix(SHARD_PREFIX)): row.holder for row in rows}
-    engine.dispose()
-    return owners
-
-
 def _shard_holders(db_url: str) -> Counter[str]:
-    return Counter(_shard_owners(db_url).values())
+    return Counter(shard_owners(db_url).values())
 
 
 async def _acme(server: ServerProcess) -> None:
@@ -185,7 +175,7 @@ async def test_an_attachment_reconciled_by_one_process_reaches_a_running_vm_reco
 ) -> None:
     db_url = new_pg_database
     async with _deployment(db_url, tmp_path / "data") as servers:
-        owners = _shard_owners(db_url)
+        owners = shard_owners(db_url)
         async with servers[0].client() as admin:
             [pool] = (await get_json(admin, "/api/private/v1/external_ip_pools"))["items"]
         async with servers[0].client(Role.TENANT_ADMIN, ("acme",), "alice") as alice:
@@ -245,7 +235,7 @@ async def test_a_fault_set_through_one_process_reaches_the_vm_another_process_re
 ) -> None:
     db_url = new_pg_database
     async with _deployment(db_url, tmp_path / "data") as servers:
-        owners = _shard_owners(db_url)
+        owners = shard_owners(db_url)
         holder = {f"{os.uname().nodename}-{server.pid}": server for server in servers}
         assert sorted(holder) == sorted(set(owners.values()))
         async with servers[0].client(Role.TENANT_ADMIN, ("acme",), "alice") as alice:
