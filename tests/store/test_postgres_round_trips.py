@@ -220,12 +220,13 @@ async def test_a_write_notifies_its_last_revision_at_commit_within_its_revision_
         assert tx.last_revision == 2
         assert await notices_through(listener, "2") == ["2"]
         statements = [sql.split(" ")[0] for sql in trace.sent]
-        # the two objects, then both events numbered and appended in one statement, sent with
-        # the COMMIT in one query
-        assert statements == ["BEGIN", "INSERT", "INSERT", "WITH"], trace.sent
-        assert "pg_notify" in trace.sent[3] and "INSERT INTO events" in trace.sent[3]
-        assert trace.sent[3].endswith("; COMMIT")
-        assert trace.round_trips == 4
+        # the two objects (the BEGIN with the first), then both events numbered and appended in
+        # one statement, sent with the COMMIT in one query
+        assert statements == ["BEGIN;", "INSERT", "WITH"], trace.sent
+        assert trace.sent[0].startswith("BEGIN; INSERT")
+        assert "pg_notify" in trace.sent[2] and "INSERT INTO events" in trace.sent[2]
+        assert trace.sent[2].endswith("; COMMIT")
+        assert trace.round_trips == 3
 
 
 async def test_a_write_of_one_object_numbers_and_appends_its_event_in_one_statement(
@@ -239,12 +240,13 @@ async def test_a_write_of_one_object_numbers_and_appends_its_event_in_one_statem
         assert tx.last_revision == 2
         assert await notices_through(listener, "2") == ["1", "2"]
         sent = trace.sent
-        assert len(sent) == 3 and sent[0] == "BEGIN" and sent[1].startswith("INSERT"), sent
+        # the BEGIN goes with the first statement
+        assert len(sent) == 2 and sent[0].startswith("BEGIN; INSERT"), sent
         # the event's statement and the COMMIT in one query: the counter's row lock is released
         # when the server has run them, without waiting for the client's next turn
-        assert sent[2].startswith("WITH advanced AS") and sent[2].endswith("; COMMIT"), sent
-        assert "pg_notify" in sent[2] and "INSERT INTO events" in sent[2]
-        assert trace.round_trips == 3
+        assert sent[1].startswith("WITH advanced AS") and sent[1].endswith("; COMMIT"), sent
+        assert "pg_notify" in sent[1] and "INSERT INTO events" in sent[1]
+        assert trace.round_trips == 2
     async with store.read() as tx:
         rows = (await tx.conn.execute(
             select(schema.events.c.revision, schema.events.c.kind, schema.events.c.object_id, schema.events.c.tenant)
@@ -287,7 +289,8 @@ async def test_a_write_of_a_row_the_transaction_holds_goes_with_the_commit(
     store: Store, pg_database: str, tmp_path: Path
 ) -> None:
     """A row locked by the transaction at the version it writes over cannot be refused: its
-    update travels with the events and the COMMIT (three round trips, not four)."""
+    update travels with the events and the COMMIT (two round trips, with the BEGIN sent with
+    the lock; four before either was held back)."""
     async with store.write() as tx:
         await tx.insert(VN, network("one"))
     async with traced(store.engines.writer, tmp_path / "trace") as trace, store.write() as tx:
@@ -296,9 +299,10 @@ async def test_a_write_of_a_row_the_transaction_holds_goes_with_the_commit(
         held.metadata.labels["step"] = "held"
         written = await tx.replace(VN, held, held.metadata.version)
     sent = trace.sent
-    assert [sql.split(" ")[0] for sql in sent] == ["BEGIN", "SELECT", "UPDATE"], sent
-    assert "INSERT INTO events" in sent[2] and sent[2].endswith("; COMMIT"), sent
-    assert trace.round_trips == 3
+    assert [sql.split(" ")[0] for sql in sent] == ["BEGIN;", "UPDATE"], sent
+    assert sent[0].startswith("BEGIN; SELECT") and sent[0].endswith("FOR NO KEY UPDATE"), sent
+    assert "INSERT INTO events" in sent[1] and sent[1].endswith("; COMMIT"), sent
+    assert trace.round_trips == 2
     assert written.object.metadata.version == 2
     assert await _stored(store, network("one").id) == (2, "held")
 
@@ -326,9 +330,9 @@ async def test_a_held_back_write_goes_first_in_the_transaction_s_next_statement(
             "SELECT data->'metadata'->'labels'->>'step' FROM virtual_networks ORDER BY id"))).scalars().all()
         assert labelled == ["first", "second"]
     sent = trace.sent
-    assert [sql.split(" ")[0] for sql in sent] == ["BEGIN", "SELECT", "UPDATE", "UPDATE", "SELECT", "WITH"], sent
-    assert sent[2].endswith("FOR NO KEY UPDATE") and "; SELECT" in sent[2], sent  # the update, then the lock
-    assert trace.round_trips == 6  # BEGIN, lock, update + lock, update, the SQL read, events + COMMIT
+    assert [sql.split(" ")[0] for sql in sent] == ["BEGIN;", "UPDATE", "UPDATE", "SELECT", "WITH"], sent
+    assert sent[1].endswith("FOR NO KEY UPDATE") and "; SELECT" in sent[1], sent  # the update, then the lock
+    assert trace.round_trips == 5  # BEGIN + lock, update + lock, update, the SQL read, events + COMMIT
     assert await _stored(store, network("one").id) == (2, "first")
     assert await _stored(store, network("two").id) == (2, "second")
 
@@ -385,3 +389,14 @@ async def test_a_write_over_a_version_the_transaction_does_not_hold_is_checked_a
         async with store.write() as tx:
             await tx.replace(VN, stale, stale.metadata.version)
     assert (await _stored(store, network("one").id))[0] == 2
+
+
+async def test_a_write_that_sends_nothing_costs_no_round_trip(store: Store, tmp_path: Path) -> None:
+    """Its BEGIN waited for a first statement that never came: no BEGIN, no COMMIT."""
+    async with traced(store.engines.writer, tmp_path / "nothing") as nothing, store.write() as tx:
+        assert tx.last_event is None
+    assert nothing.round_trips == 0, nothing.sent
+    async with traced(store.engines.writer, tmp_path / "sqlalchemy") as first, store.write() as tx:
+        # a first statement SQLAlchemy runs is preceded by the BEGIN, as psycopg would send it
+        assert (await tx.conn.execute(text("SELECT count(*) FROM virtual_networks"))).scalar_one() == 0
+    assert [sql.split(" ")[0] for sql in first.sent] == ["BEGIN", "SELECT", "COMMIT"], first.sent

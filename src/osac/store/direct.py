@@ -26,8 +26,8 @@ insert under a new id, a read snapshot's ``BEGIN``), is not sent on its own: it 
 connection's next query, with the next statement or the ``COMMIT`` (one simple-protocol query of
 several statements, their values bound by psycopg's client-side cursor). A VM Create's writes
 after its last address reservation travel with its events and its ``COMMIT``, so the subnet's
-and pool's row locks are held for 7 round trips instead of 12; a read snapshot's ``BEGIN`` costs
-no round trip.
+and pool's row locks are held for 7 round trips instead of 12; a transaction's ``BEGIN`` (a
+write's, a read snapshot's) costs no round trip of its own.
 
 Only statements built once may come here (they are compiled once and kept by identity), with a
 parameter set per execution (``executemany`` stays SQLAlchemy's); a statement that needs what
@@ -273,6 +273,25 @@ async def _send(psycopg: AsyncConnection_, held_back: list[tuple[str, Any]], las
         return (await cursor.fetchall() if cursor.description else []), cursor.rowcount
 
 
+def begin_with_first_statement(engine: Engine) -> None:
+    """Let a transaction on ``engine`` (the sync engine of an async PostgreSQL one whose
+    connections are in autocommit, ``install``-ed) send its ``BEGIN`` with its first statement
+    instead of on its own: SQLAlchemy's ``begin`` holds it back. psycopg ends the transaction
+    it then finds open (its ``COMMIT`` and ``ROLLBACK`` look at the server's transaction
+    status); one that sent nothing sends nothing. A connection given an isolation level of its
+    own is left to psycopg (``AUTOCOMMIT``: no transaction; another: psycopg's own ``BEGIN``)."""
+
+    def begin(connection: Connection) -> None:
+        if "isolation_level" not in connection.get_execution_options():
+            _LATER.setdefault(connection, []).insert(0, (_BEGIN, None))
+
+    event.listen(engine, "begin", begin)
+
+
+#: A transaction's ``BEGIN``, held back (``begin_with_first_statement``).
+_BEGIN = "BEGIN"
+
+
 def forget(conn: AsyncConnection) -> None:
     """Drop what ``execute_later`` holds back for ``conn`` (the end of a read that sent nothing)."""
     if conn.sync_connection is not None:
@@ -294,12 +313,17 @@ def install(engine: Engine) -> None:
             except Exception as error:
                 _raise_as_sqlalchemy(connection, error, "; ".join(sql for sql, _ in held_back), ())
 
+    def before_commit(connection: Connection) -> None:
+        if _LATER.get(connection) == [(_BEGIN, None)]:
+            del _LATER[connection]  # a transaction that sent nothing has nothing to commit
+        send_held_back(connection)
+
     def forget(connection: Connection) -> None:
         _LATER.pop(connection, None)
 
     _INSTALLED.add(engine)
     event.listen(engine, "before_cursor_execute", send_held_back)
-    event.listen(engine, "commit", send_held_back)
+    event.listen(engine, "commit", before_commit)
     event.listen(engine, "rollback", forget)
 
 

@@ -34,9 +34,10 @@ from osac.store.sqlite_driver import SQLITE_BUSY_TIMEOUT_MS, OneTripDBAPI
 
 #: A pooled PostgreSQL connection idle longer than this is pinged before it is handed out.
 IDLE_PING_AFTER = 10.0
-#: PostgreSQL pools per process, (size, overflow): the writer's and the readers', whose
-#: connections stay in autocommit, so a checkout sets and resets no isolation level (a read
-#: snapshot sends its own ``BEGIN`` with its first statement). Together at most 50 connections,
+#: PostgreSQL pools per process, (size, overflow): the writer's and the readers'. Both keep
+#: their connections in autocommit, so a checkout sets and resets no isolation level, and a
+#: transaction's ``BEGIN`` goes with its first statement instead of on its own (the writer's,
+#: ``direct.begin_with_first_statement``; a read snapshot's, ``Store.read``). Together at most 50 connections,
 #: 20 kept open when idle. Sharing 30 over three pools (10 + 5, 3 + 4, 4 + 4) starved the reads:
 #: 300 VMs came up in 60 s instead of 47-53 s (docs/benchmarks.md).
 WRITER_POOL = (10, 15)
@@ -99,7 +100,8 @@ def create_engines(url: str) -> Engines:
         cost.install(writer.sync_engine)
         cost.install(reader.sync_engine)
         return Engines(url, writer, reader, reader)
-    engine = create_async_engine(url, pool_size=WRITER_POOL[0], max_overflow=WRITER_POOL[1])
+    engine = create_async_engine(url, pool_size=WRITER_POOL[0], max_overflow=WRITER_POOL[1],
+                                 isolation_level="AUTOCOMMIT")
     statements = create_async_engine(url, pool_size=STATEMENT_POOL[0], max_overflow=STATEMENT_POOL[1],
                                      isolation_level="AUTOCOMMIT")
     _AUTOCOMMIT.add(statements.sync_engine)
@@ -107,6 +109,7 @@ def create_engines(url: str) -> Engines:
         _ping_when_idle(each)
         cost.install(each.sync_engine)
         direct.install(each.sync_engine)
+    direct.begin_with_first_statement(engine.sync_engine)
     return Engines(url, engine, statements, statements)
 
 
