@@ -30,6 +30,8 @@ T = TypeVar("T")
 GONE_RETENTION = timedelta(hours=1)
 #: One VM's row (built once: ``store/direct.py``).
 _BY_INSTANCE = select(sim_virtual_machines).where(sim_virtual_machines.c.instance_id == bindparam("instance_id"))
+#: The same, its row locked: a change's first statement (its ``BEGIN`` goes with it).
+_BY_INSTANCE_FOR_UPDATE = _BY_INSTANCE.with_for_update()
 
 
 @dataclass(frozen=True)
@@ -67,9 +69,7 @@ class VirtualMachineStore:
         """Run ``work`` with the VM's row locked and its plan loaded, in one transaction."""
 
         async def locked(conn: AsyncConnection) -> T:
-            row = (await conn.execute(
-                select(sim_virtual_machines).where(sim_virtual_machines.c.instance_id == instance_id).with_for_update()
-            )).first()
+            row = (await direct.execute(conn, _BY_INSTANCE_FOR_UPDATE, {"instance_id": instance_id}, named=True)).first()
             steps = await plan_steps.load(conn, KIND, instance_id) if row is not None else []
             return await work(conn, None if row is None else _stored(row), steps)
 

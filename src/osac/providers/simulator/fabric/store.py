@@ -23,7 +23,7 @@ from dataclasses import asdict
 from datetime import datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import and_, delete, insert, or_, select, update
+from sqlalchemy import and_, bindparam, delete, insert, or_, select, update
 from sqlalchemy.engine import Row
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -50,6 +50,7 @@ from osac.providers.simulator.runtime.schema import (
     sim_fabric_snat,
 )
 from osac.providers.simulator.runtime.times import from_db, iso, to_db
+from osac.store import direct
 
 T = TypeVar("T")
 
@@ -63,6 +64,16 @@ VIRTUAL_HOST_PREFIXES = ("ci/", "node/")
 INTEGRITY_RETRIES = 3
 #: How many names an "in use" message lists.
 NAMES_SHOWN = 5
+
+
+#: The first statements of the busiest transactions, built once (``store/direct.py``): a
+#: transaction's ``BEGIN`` goes with its first statement when the direct path runs it.
+_SUBNET_SEGMENT = select(sim_fabric_segments).where(
+    sim_fabric_segments.c.segment_id == bindparam("segment_id"), sim_fabric_segments.c.kind == "subnet")
+_DNAT_FOR_UPDATE = select(sim_fabric_dnat).where(
+    sim_fabric_dnat.c.attachment_id == bindparam("attachment_id")).with_for_update()
+_EXTERNAL_IP_FOR_UPDATE = select(sim_fabric_external_ips).where(
+    sim_fabric_external_ips.c.eip_id == bindparam("eip_id")).with_for_update()
 
 
 def is_virtual_host(host_name: str) -> bool:
@@ -263,9 +274,7 @@ class FabricStore:
         address = _ip(address, "address")
 
         async def work(conn: AsyncConnection) -> None:
-            row = (await conn.execute(
-                select(sim_fabric_external_ips).where(sim_fabric_external_ips.c.eip_id == eip_id).with_for_update()
-            )).first()
+            row = (await direct.execute(conn, _EXTERNAL_IP_FOR_UPDATE, {"eip_id": eip_id}, named=True)).first()
             if row is not None:
                 _unchanged("external IP", eip_id, "pool_id", row.pool_id, pool_id)
                 _unchanged("external IP", eip_id, "address", row.address, address)
@@ -306,9 +315,7 @@ class FabricStore:
         target_address = _ip(target_address, "target_address")
 
         async def work(conn: AsyncConnection) -> None:
-            row = (await conn.execute(
-                select(sim_fabric_dnat).where(sim_fabric_dnat.c.attachment_id == attachment_id).with_for_update()
-            )).first()
+            row = (await direct.execute(conn, _DNAT_FOR_UPDATE, {"attachment_id": attachment_id}, named=True)).first()
             if row is not None:
                 _unchanged("external IP attachment", attachment_id, "external_address",
                            row.external_address, external_address)
@@ -429,10 +436,7 @@ class FabricStore:
         groups = list(dict.fromkeys(spec.security_group_ids))
 
         async def work(conn: AsyncConnection) -> None:
-            segment = (await conn.execute(
-                select(sim_fabric_segments).where(
-                    sim_fabric_segments.c.segment_id == spec.subnet_id, sim_fabric_segments.c.kind == "subnet")
-            )).first()
+            segment = (await direct.execute(conn, _SUBNET_SEGMENT, {"segment_id": spec.subnet_id}, named=True)).first()
             if segment is None:
                 raise TransientProviderError(
                     "SubnetNotFound", f"subnet {spec.subnet_id} of port {port_key} does not exist on the fabric")
@@ -455,7 +459,8 @@ class FabricStore:
             same_reservation = reservation is not None and (
                 reservation.subnet_id, reservation.mac, reservation.address) == (spec.subnet_id, mac, address)
             if not same_reservation:
-                await _drop_reservations(conn, spec.host_name, spec.interface)
+                if reservation is not None:  # a lease is granted only from a reservation
+                    await _drop_reservations(conn, spec.host_name, spec.interface)
                 await _check_reservation_free(conn, spec.subnet_id, mac, address, port_key)
                 await conn.execute(insert(sim_fabric_reservations).values(
                     subnet_id=spec.subnet_id, mac=mac, address=address,
