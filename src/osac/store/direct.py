@@ -22,12 +22,13 @@ is invalidated as if SQLAlchemy had run the statement.
 
 **Writes held back** (``execute_later``, PostgreSQL). A write nobody waits for the answer of,
 and that cannot be refused (a row the transaction holds locked at the version it writes over, an
-insert under a new id, a read snapshot's ``BEGIN``), is not sent on its own: it goes first in the
-connection's next query, with the next statement or the ``COMMIT`` (one simple-protocol query of
-several statements, their values bound by psycopg's client-side cursor). A VM Create's writes
-after its last address reservation travel with its events and its ``COMMIT``, so the subnet's
-and pool's row locks are held for 7 round trips instead of 12; a transaction's ``BEGIN`` (a
-write's, a read snapshot's) costs no round trip of its own.
+insert under a new id), is not sent on its own: it goes first in the connection's next query,
+with the next statement or the ``COMMIT`` (one simple-protocol query of several statements,
+their values bound by psycopg's client-side cursor). A VM Create's writes after its last address
+reservation travel with its events and its ``COMMIT``, so the subnet's and pool's row locks are
+held for 7 round trips instead of 12. A transaction's ``BEGIN`` is held back the same way, ahead
+of the rest (a write's: ``begin_with_first_statement``; a read snapshot's: ``begin_later``), so
+it costs no round trip of its own.
 
 Only statements built once may come here (they are compiled once and kept by identity), with a
 parameter set per execution (``executemany`` stays SQLAlchemy's); a statement that needs what
@@ -222,8 +223,7 @@ async def execute(conn: AsyncConnection, statement: Executable, parameters: Mapp
     return Result(form.rows(rows, named), rowcount)
 
 
-async def execute_later(conn: AsyncConnection, statement: Executable, parameters: Mapping[str, Any], *,
-                        announce: bool = True) -> None:
+async def execute_later(conn: AsyncConnection, statement: Executable, parameters: Mapping[str, Any]) -> None:
     """Run the prebuilt write ``statement`` with the connection's next statement or its
     ``COMMIT``, in that round trip (PostgreSQL; elsewhere, and on a connection SQLAlchemy must
     look after, now).
@@ -234,8 +234,7 @@ async def execute_later(conn: AsyncConnection, statement: Executable, parameters
     carries it: a statement of this module's, or one SQLAlchemy runs (``install``: its
     ``before_cursor_execute`` sends the writes held back first), a ``SAVEPOINT`` or a ``COMMIT``
     included. A rollback drops them. Should one fail after all, the statement that carried it
-    raises its error and the transaction rolls back. Without ``announce`` the statement is not
-    told to ``before_cursor_execute`` listeners (a ``BEGIN``, which they do not count)."""
+    raises its error and the transaction rolls back."""
     sync = conn.sync_connection
     if sync is None or sync.invalidated or sync.closed or sync.engine not in _INSTALLED:
         await execute(conn, statement, parameters)
@@ -243,7 +242,7 @@ async def execute_later(conn: AsyncConnection, statement: Executable, parameters
     form = compiled(statement, sync.dialect, tuple(parameters))
     values = form.parameters(parameters)
     held_back = _LATER.pop(sync, [])  # announced below as this statement, not sent
-    if announce and (sync._has_events or sync.engine._has_events):
+    if sync._has_events or sync.engine._has_events:
         sync.dispatch.before_cursor_execute(sync, None, form.sql, values, None, False)
     held_back.append((form.sql, values))
     _LATER[sync] = held_back
@@ -283,19 +282,29 @@ def begin_with_first_statement(engine: Engine) -> None:
 
     def begin(connection: Connection) -> None:
         if "isolation_level" not in connection.get_execution_options():
-            _LATER.setdefault(connection, []).insert(0, (_BEGIN, None))
+            _hold_begin(connection, "BEGIN")
 
     event.listen(engine, "begin", begin)
 
 
-#: A transaction's ``BEGIN``, held back (``begin_with_first_statement``).
-_BEGIN = "BEGIN"
+#: The ``BEGIN`` of a read snapshot (``Store.read``).
+SNAPSHOT = "BEGIN ISOLATION LEVEL REPEATABLE READ"
 
 
-def forget(conn: AsyncConnection) -> None:
-    """Drop what ``execute_later`` holds back for ``conn`` (the end of a read that sent nothing)."""
-    if conn.sync_connection is not None:
-        _LATER.pop(conn.sync_connection, None)
+def begin_later(conn: AsyncConnection, begin: str) -> None:
+    """Hold ``begin`` (a ``BEGIN`` statement: ``SNAPSHOT``) back for ``conn``'s first statement,
+    on a connection in autocommit of an ``install``-ed engine: as ``begin_with_first_statement``
+    does for a whole engine, psycopg ends the transaction it finds open, and one that sent
+    nothing sends nothing."""
+    sync = conn.sync_connection
+    if sync is None or sync.engine not in _INSTALLED:
+        raise ValueError("a BEGIN is held back only on a connection of an engine that sends it (install)")
+    _hold_begin(sync, begin)
+
+
+def _hold_begin(sync: Connection, begin: str) -> None:
+    """A ``BEGIN`` goes first, and alone of its kind has no values (``install``'s commit knows it)."""
+    _LATER.setdefault(sync, []).insert(0, (begin, None))
 
 
 def install(engine: Engine) -> None:
@@ -314,8 +323,9 @@ def install(engine: Engine) -> None:
                 _raise_as_sqlalchemy(connection, error, "; ".join(sql for sql, _ in held_back), ())
 
     def before_commit(connection: Connection) -> None:
-        if _LATER.get(connection) == [(_BEGIN, None)]:
-            del _LATER[connection]  # a transaction that sent nothing has nothing to commit
+        held_back = _LATER.get(connection)
+        if held_back is not None and len(held_back) == 1 and held_back[0][1] is None:
+            del _LATER[connection]  # only its BEGIN: a transaction that sent nothing has nothing to commit
         send_held_back(connection)
 
     def forget(connection: Connection) -> None:

@@ -84,6 +84,11 @@ class _Held:
     name: str
     version: int
 
+    @classmethod
+    def of(cls, message: Message, raw: bytes, strength: int, written: bool) -> _Held:
+        meta = metadata_of(message)
+        return cls(type(message), raw, meta.tenant, strength, written, meta.name, meta.version)
+
 
 @dataclass
 class Event:
@@ -186,8 +191,7 @@ class Tx:
         before = self._held.get(key)
         if before is not None:
             strength, written = max(strength, before.strength), written or before.written
-        meta = metadata_of(message)
-        self._held[key] = _Held(type(message), raw, meta.tenant, strength, written, meta.name, meta.version)
+        self._held[key] = _Held.of(message, raw, strength, written)
 
     def _held_row(self, kind: Kind, object_id: str, lock: Lock | None) -> _Held | None:
         """The row, if this transaction holds it at least as strongly as ``lock`` asks."""
@@ -237,9 +241,7 @@ class Tx:
             return None
         message = self._read_locked(kind, row[0], lock)
         if lock is None and self._seen is not None:
-            meta = metadata_of(message)
-            self._seen[(kind.name, object_id)] = _Held(
-                type(message), message.SerializeToString(), meta.tenant, 0, False, meta.name, meta.version)
+            self._seen[(kind.name, object_id)] = _Held.of(message, message.SerializeToString(), 0, False)
         return message
 
     def _read_locked(self, kind: Kind, data: dict[str, Any], lock: Lock | None) -> Message:
@@ -667,9 +669,8 @@ class Store:
                 if snapshot and self.dialect == "postgresql":
                     # The connection is in autocommit; its first statement carries the BEGIN,
                     # and psycopg ends the transaction it finds open with the block.
-                    await direct.execute_later(conn, statements.BEGIN_SNAPSHOT, {}, announce=False)
+                    direct.begin_later(conn, direct.SNAPSHOT)
                 yield tx
-                direct.forget(conn)  # a BEGIN that no statement carried
                 if tx._before_commit:
                     raise RuntimeError("a read transaction was given work to do before a commit it never makes")
         except (DBAPIError, PoolTimeout, PendingRollbackError) as error:

@@ -31,7 +31,6 @@ from sqlalchemy import (
     func,
     insert,
     select,
-    text,
     union_all,
     update,
 )
@@ -43,10 +42,6 @@ from osac.store.tables import ARCHIVE, LIVE
 
 #: PostgreSQL channel of the commit notices (``store/wakeup.py`` listens on it).
 NOTIFY_CHANNEL = "osac_events"
-
-#: A read snapshot on a connection in autocommit (PostgreSQL, ``Store.read``): sent with the
-#: transaction's first statement (``direct.execute_later``), so it costs no round trip of its own.
-BEGIN_SNAPSHOT = text("BEGIN ISOLATION LEVEL REPEATABLE READ")
 
 
 @cache
