@@ -21,6 +21,7 @@ import signal
 import socket
 from pathlib import Path
 
+from osac.cli.serve import settle_collector
 from osac.server.app import Application
 from osac.server.settings import Settings, load_config
 
@@ -82,6 +83,7 @@ async def serve(settings: Settings, patch_tcp_nodelay: bool = False) -> None:
         await app.start()
     finally:
         socket.socket = _ORIGINAL_SOCKET  # type: ignore[misc]
+    settle_collector()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):

@@ -14,7 +14,11 @@ Create latency) and the client's own time to take the message off the socket. ``
 arrival − the moment the writer's Create call returned (negative: the event came first).
 
     python -m bench.watch_latency [--db sqlite postgresql] [--watchers 1 100 1000] [--rate 20]
-                                  [--duration 10] [--transport grpc|rest] [--json]
+                                  [--duration 10] [--transport grpc|rest] [--workers 1 2] [--json]
+
+With ``--workers N`` above 1 the server is ``osac serve --workers N`` (PostgreSQL only; SQLite
+rows are run with one process): the streams' connections are spread over the processes by the
+kernel (SO_REUSEPORT), each process serving its streams from its own window of the outbox.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from bench.harness import (
     CpuMeter,
     GrpcClient,
     ServerProcess,
+    collector_paused,
     emit_json,
     ms,
     percentile,
@@ -164,7 +169,7 @@ async def one_size(server: ServerProcess, watchers: int, rate: float, duration: 
         acks: dict[str, float] = {}
         create_latencies: list[float] = []
         cpu: dict[str, float] = {}
-        with CpuMeter(server.pid, server.db_url).measure(cpu):
+        with collector_paused(), CpuMeter(server.pid, server.db_url).measure(cpu):
             started = time.perf_counter()
             pending = []
             for index in range(count):
@@ -228,17 +233,21 @@ async def benchmark(
     duration: float = 10.0,
     transport: str = "grpc",
     settle: float = 30.0,
+    workers: Sequence[int] = (1,),
 ) -> list[dict[str, Any]]:
-    """Each watcher count on each database, a fresh server each time; one row per run."""
+    """Each watcher count on each database with each number of server processes, a fresh
+    server each time; one row per run (SQLite: one process only)."""
     rows: list[dict[str, Any]] = []
     for db in databases:
-        for watchers in watcher_counts:
-            with workdir() as directory, scratch_database(db, directory) as url, \
-                    ServerProcess(url, directory) as server:
-                await server.onboard()
-                row = {"db": db, **await one_size(server, watchers, rate, duration, transport, settle)}
-                print(f"# {json.dumps(row)}", file=sys.stderr, flush=True)  # progress
-                rows.append(row)
+        for count in sorted({1 if db == "sqlite" else count for count in workers}):
+            for watchers in watcher_counts:
+                with workdir() as directory, scratch_database(db, directory) as url, \
+                        ServerProcess(url, directory, workers=count) as server:
+                    await server.onboard()
+                    row = {"db": db, "workers": count,
+                           **await one_size(server, watchers, rate, duration, transport, settle)}
+                    print(f"# {json.dumps(row)}", file=sys.stderr, flush=True)  # progress
+                    rows.append(row)
     return rows
 
 
@@ -253,9 +262,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--transport", choices=TRANSPORTS, default="grpc")
     parser.add_argument("--settle", type=float, default=30.0,
                         help="seconds to wait after the last write for stragglers (default 30)")
+    parser.add_argument("--workers", nargs="+", type=int, default=[1],
+                        help="server processes on the same ports (osac serve --workers; above 1 on PostgreSQL only)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args(argv)
-    rows = asyncio.run(benchmark(args.db, args.watchers, args.rate, args.duration, args.transport, args.settle))
+    rows = asyncio.run(benchmark(args.db, args.watchers, args.rate, args.duration, args.transport, args.settle,
+                                 args.workers))
     if args.json:
         emit_json("watch_latency", {k: v for k, v in vars(args).items() if k != "json"}, rows)
     else:

@@ -65,6 +65,17 @@ async def test_watch_latency(db: str, transport: str) -> None:
         assert row["write_rate"] > 0
 
 
+async def test_watch_latency_with_two_workers() -> None:
+    # 120 streams are two connections (100 streams per channel), which the kernel may give to
+    # either process; every stream gets every event either way. SQLite runs one process.
+    rows = await watch_latency.benchmark(["sqlite", "postgresql"], watcher_counts=(120,), rate=20, duration=1,
+                                         settle=15, workers=(2,))
+    assert [(row["db"], row["workers"]) for row in rows] == [("sqlite", 1), ("postgresql", 2)]
+    for row in rows:
+        assert row["errors"] == ""
+        assert row["delivered"] == row["expected"] == 20 * 120
+
+
 @pytest.mark.parametrize("db", DATABASES)
 async def test_list_filter(db: str) -> None:
     # Every List answer is checked inside the benchmark (total, size, labels); it raises otherwise.

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
 
-from prometheus_client import Counter, Histogram
+from prometheus_client import Counter, Gauge, Histogram
 
 REQUESTS = Counter(
     "osac_api_requests_total",
@@ -20,6 +21,13 @@ LATENCY = Histogram(
     ["transport", "api", "service", "method"],
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
 )
+
+FROZEN_OBJECTS = Gauge(
+    "osac_gc_frozen_objects",
+    "Objects the garbage collector no longer scans: what the process built to start, set aside once it "
+    "serves (docs/deploy.md, Garbage collection).",
+)
+FROZEN_OBJECTS.set_function(gc.get_freeze_count)
 
 
 class Outcome:

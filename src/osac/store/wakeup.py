@@ -24,11 +24,16 @@ class Wakeup:
         self._changed = asyncio.Event()
         #: The process is stopping (``close``): endless readers (watch streams) end.
         self.is_closed = False
+        #: The one timer that wakes every reader to look anyway (``wait``'s timeout).
+        self._tick: asyncio.TimerHandle | None = None
 
     def close(self) -> None:
         """Wake every reader once and mark the wake-ups closed, so a reader that waits for
         ever (a watch stream) sees ``is_closed`` now instead of holding the server's drain."""
         self.is_closed = True
+        self._wake()
+
+    def _wake(self) -> None:
         self._changed.set()
         self._changed = asyncio.Event()
 
@@ -40,17 +45,27 @@ class Wakeup:
         if revision <= self.latest:
             return
         self.latest = revision
-        self._changed.set()
-        self._changed = asyncio.Event()
+        self._wake()
 
     async def wait(self, after: int, timeout: float) -> None:
-        """Return once a revision above ``after`` is known, or after ``timeout`` seconds."""
+        """Return once a revision above ``after`` is known, or after at most ``timeout``
+        seconds. The readers waiting share one timer, which wakes them all at the earliest of
+        their timeouts: a timeout of its own for each (1,000 watch streams) was made and
+        cancelled for every event each of them sent."""
         if self.latest > after:
             return
         changed = self._changed
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(timeout):  # not wait_for: it can swallow cancellation on 3.11
-                await changed.wait()
+        loop = asyncio.get_running_loop()
+        due = loop.time() + timeout
+        if self._tick is None or self._tick.when() > due:
+            if self._tick is not None:
+                self._tick.cancel()
+            self._tick = loop.call_at(due, self._ticked)
+        await changed.wait()
+
+    def _ticked(self) -> None:
+        self._tick = None
+        self._wake()
 
 
 async def listen_postgres(url: str, wakeup: Wakeup) -> None:
