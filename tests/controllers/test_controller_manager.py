@@ -106,6 +106,9 @@ class FlakyFeed:
     async def current_revision(self) -> int:
         return await self.feed.current_revision()
 
+    def known_committed(self) -> int:
+        return self.feed.known_committed()
+
 
 async def test_a_feed_failure_is_repaired_by_a_resync(
     clock, make_manager, make_reconciler, objects, eventually

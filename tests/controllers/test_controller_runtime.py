@@ -322,13 +322,61 @@ async def test_a_change_of_another_kind_queues_the_dependents_the_reconciler_nam
     reconciler = make_reconciler()
     reconciler.dependents = lambda kind, object_id: ("x", "y") if (kind, object_id) == ("gadget", "g1") else ()
     controller = await make_controller(reconciler)
-    controller.enqueue_dependents("gadget", "g2")
-    controller.enqueue_dependents("widget", "g1")  # its own kind: the change feed queues it directly
+    controller.enqueue_dependents("gadget", "g2", 1)
+    controller.enqueue_dependents("widget", "g1", 2)  # its own kind: the change feed queues it directly
     await controller.wait_idle()
     assert reconciler.calls == []
-    controller.enqueue_dependents("gadget", "g1")
+    controller.enqueue_dependents("gadget", "g1", 3)
     await controller.wait_idle()
     assert sorted(reconciler.calls) == ["x", "y"]
+
+
+async def test_a_change_committed_before_a_pass_began_queues_no_second_pass_when_the_feed_routes_it(
+    make_controller, make_reconciler
+) -> None:
+    """The feed routes a change some time after its commit; a pass that began in between (queued
+    by an earlier change) read it already. A change committed after the pass began still queues
+    one, while the pass runs or after it."""
+    committed = 5
+    reconciler = make_reconciler()
+    reconciler.dependents = lambda kind, object_id: ("x",) if (kind, object_id) == ("gadget", "g1") else ()
+    controller = await make_controller(reconciler, known_committed=lambda: committed)
+    controller.enqueue("x")  # its pass begins knowing revision 5
+    await controller.wait_idle()
+    assert reconciler.calls == ["x"]
+
+    controller.enqueue_change("x", 4)  # routed after the pass that read it
+    controller.enqueue_dependents("gadget", "g1", 5)
+    await controller.wait_idle()
+    assert reconciler.calls == ["x"]
+
+    controller.enqueue_dependents("gadget", "g1", 6)  # committed after that pass began
+    await controller.wait_idle()
+    assert reconciler.calls == ["x", "x"]
+    committed = 9  # (the second pass began knowing 5 still)
+    controller.enqueue_change("x", 7)
+    await controller.wait_idle()
+    assert reconciler.calls == ["x", "x", "x"]
+
+    controller.enqueue_change("x", 9)  # the third pass began knowing 9
+    controller.enqueue_dependents("gadget", "g1", 8)
+    await controller.wait_idle()
+    assert reconciler.calls == ["x", "x", "x"]
+
+    controller.routed_through(9)  # the feed is past every revision a pass began knowing
+    controller.enqueue_change("x", 9)  # (a feed never routes a change twice: the rule is gone)
+    await controller.wait_idle()
+    assert reconciler.calls == ["x", "x", "x", "x"]
+
+
+async def test_without_a_known_revision_every_routed_change_queues_a_pass(make_controller, make_reconciler) -> None:
+    reconciler = make_reconciler()
+    controller = await make_controller(reconciler)
+    controller.enqueue("x")
+    await controller.wait_idle()
+    controller.enqueue_change("x", 1)
+    await controller.wait_idle()
+    assert reconciler.calls == ["x", "x"]
 
 
 @pytest.mark.parametrize("race", [

@@ -142,3 +142,6 @@ class StoreChangeFeed:
     async def current_revision(self) -> int:
         async with self.store.read(snapshot=False) as tx:
             return await tx.revision()
+
+    def known_committed(self) -> int:
+        return self.wakeup.latest

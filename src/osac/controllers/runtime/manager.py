@@ -307,6 +307,11 @@ class ChangeFeed(Protocol):
         """The newest committed revision (0 for an empty store)."""
         ...
 
+    def known_committed(self) -> int:
+        """The newest revision this process knows to be committed, without asking the store: a
+        read that begins now sees it and every revision below it (0: none known)."""
+        ...
+
 
 class LeaseStore(Protocol):
     """Named leases with one holder until they expire; what partitions controllers across processes."""
@@ -422,6 +427,7 @@ class Controller:
         metrics: ControllerMetrics | None = None,
         max_real_wait: float = DEFAULT_MAX_REAL_WAIT_SECONDS,
         owns: Callable[[str], bool] | None = None,
+        known_committed: Callable[[], int] | None = None,
     ) -> None:
         if workers < 1:
             raise ValueError(f"a controller needs at least one worker, got {workers}")
@@ -445,6 +451,9 @@ class Controller:
         self._max_real_wait = max_real_wait
         #: Whether a key is this process's to reconcile (its shard is held); others are ignored.
         self._owns: Callable[[str], bool] = owns if owns is not None else _everything
+        #: The feed's ``known_committed``: a pass that began knowing revision r has seen every
+        #: change up to r, so those changes queue no pass of its key when the feed routes them.
+        self._known_committed = known_committed
         self._pass_listeners: list[Callable[[str, Outcome, PassCost], None]] = []
 
         self._state = _State.STOPPED
@@ -474,6 +483,9 @@ class Controller:
         self._running: set[str] = set()
         #: Keys queued while running -> whether by a change.
         self._dirty: dict[str, bool] = {}
+        #: Keys whose last pass began knowing a revision the feed has not routed yet -> that
+        #: revision (``_seen``; ``routed_through`` drops the rest).
+        self._began_knowing: dict[str, int] = {}
         self._timers: dict[str, datetime] = {}
         self._timer_heap: list[tuple[datetime, int, str]] = []
         self._failures: Attempts[str] = Attempts()
@@ -510,18 +522,35 @@ class Controller:
 
     def enqueue_change(self, object_id: str, revision: int) -> None:
         """The change feed's entry: the object changed at ``revision``; the reconciler's own write
-        queues nothing."""
+        queues nothing, nor a change the object's last pass has seen."""
         if self._own_writes is not None and self._own_writes.absorbs(object_id, revision):
             return
-        self.enqueue(object_id)
+        if not self._seen(object_id, revision):
+            self.enqueue(object_id)
 
-    def enqueue_dependents(self, kind: str, object_id: str) -> None:
-        """An object of another kind changed: queue this kind's objects that depend on it, as the
-        reconciler names them (``dependents(kind, object_id)``, for reconcilers that have one)."""
+    def enqueue_dependents(self, kind: str, object_id: str, revision: int) -> None:
+        """An object of another kind changed at ``revision``: queue this kind's objects that
+        depend on it, as the reconciler names them (``dependents(kind, object_id)``, for
+        reconcilers that have one), except those whose last pass has seen the change."""
         if self.dependents is None or kind == self.kind:
             return
         for dependent in self.dependents(kind, object_id):
-            self.enqueue(dependent)
+            if not self._seen(dependent, revision):
+                self.enqueue(dependent)
+
+    def _seen(self, object_id: str, revision: int) -> bool:
+        """Whether the change at ``revision`` was committed before the key's last pass began, so
+        that every read of the pass saw it. The feed routes a change some time after its commit:
+        a pass that began in between (queued by an earlier change) already acted on it, and
+        another pass would find nothing new (an attachment woken again by each of its VM's
+        writes that it had read)."""
+        return revision <= self._began_knowing.get(object_id, 0)
+
+    def routed_through(self, revision: int) -> None:
+        """The feed routed every change up to ``revision``: no change a pass began knowing can
+        still come."""
+        if self._began_knowing:
+            self._began_knowing = {key: known for key, known in self._began_knowing.items() if known > revision}
 
     def enqueue(self, object_id: str) -> None:
         """The object changed: reconcile it soon (and forget a terminal error)."""
@@ -746,6 +775,8 @@ class Controller:
         while True:
             object_id = await self._take()
             self._running.add(object_id)
+            if self._known_committed is not None:
+                self._began_knowing[object_id] = self._known_committed()
             self._nothing_running.clear()
             self._timers.pop(object_id, None)
             self._report_depth()
@@ -904,6 +935,7 @@ class ControllerManager:
                 metrics=metrics,
                 max_real_wait=max_real_wait,
                 owns=self.owns,
+                known_committed=feed.known_committed,
             )
         #: The controllers told of other kinds' changes (their reconcilers name dependents).
         self._followers = [controller for controller in self._controllers.values() if controller.dependents is not None]
@@ -1169,8 +1201,10 @@ class ControllerManager:
                     if referred is not None:
                         referred.enqueue(object_id)
                 for follower in self._followers:
-                    follower.enqueue_dependents(change.kind, change.object_id)
+                    follower.enqueue_dependents(change.kind, change.object_id, change.revision)
             if changes:
+                for controller in self._controllers.values():
+                    controller.routed_through(changes[-1].revision)
                 await self._advance(changes[-1].revision)
             if len(changes) < self._feed_batch_size:
                 await self._feed.wait(self._feed_poll_seconds)

@@ -68,6 +68,9 @@ class InMemoryChangeFeed:
     async def current_revision(self) -> int:
         return self._log.revision
 
+    def known_committed(self) -> int:
+        return self._log.revision
+
 
 class InMemoryLeaseStore:
     """A `LeaseStore` in a dict, expiring by ``clock.now()`` exactly like the database one."""
