@@ -1,4 +1,5 @@
-"""API request metrics (Prometheus), shared by the gRPC and REST front ends."""
+"""API request metrics (Prometheus), shared by the gRPC and REST front ends, and the serving
+process's objects set aside from the garbage collector (``osac.cli.serve.settle_collector``)."""
 
 from __future__ import annotations
 
