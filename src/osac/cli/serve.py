@@ -166,7 +166,7 @@ def settle_collector() -> None:
     reach, and collect less often (docs/deploy.md "Garbage collection").
 
     What a server builds to start (modules, message descriptors, compiled statements, the
-    catalogue: about 290,000 objects the collector tracks) lives as long as the process, yet
+    catalogue: about 177,000 objects the collector tracks) lives as long as the process, yet
     every full collection walked all of it again: pauses of up to 120 ms with 1,000 watch
     streams, each one a stall of every request and stream of the process. ``gc.freeze`` moves
     them to a generation that is never collected; the thresholds then spread the young
