@@ -6,8 +6,8 @@ a fresh database migrated by the project's migrations, one object stored, read b
 - ``direct``: the same statement through ``store/direct.py`` (past SQLAlchemy's execution layer);
 - ``driver``: the same SQL text through the driver alone (psycopg's ``AsyncConnection`` on
   PostgreSQL; SQLite has no driver of its own to compare against: its row is left out);
-- ``read``: ``Store.read(snapshot=False)`` around the direct statement (pool checkout,
-  ``BEGIN``/``COMMIT`` as SQLAlchemy runs them, checkin);
+- ``read``: ``Store.read(snapshot=False)`` around the direct statement (the connection the
+  store keeps between its transactions, no transaction of its own: ``engine.Shelf``);
 - ``read_isolation_per_checkout`` (PostgreSQL): the same on the writer's pool with autocommit
   set at checkout and reset at checkin, as such reads ran before they had a pool of their own;
 - ``snapshot_read``: the same in ``Store.read()`` (REPEATABLE READ on PostgreSQL).

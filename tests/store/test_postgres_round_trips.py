@@ -24,7 +24,7 @@ from osac.clock import FakeClock
 from osac.model import registry
 from osac.store import direct, schema, statements
 from osac.store import engine as engine_module
-from osac.store.engine import create_engines, sqlite_url, statement_reader
+from osac.store.engine import Shelf, create_engines, sqlite_url, statement_reader
 from osac.store.errors import Conflict
 from osac.store.objects import Store
 from osac.store.statements import NOTIFY_CHANNEL
@@ -68,12 +68,17 @@ class Trace:
 
 
 @asynccontextmanager
-async def traced(engine: AsyncEngine, path: Path) -> AsyncIterator[Trace]:
-    """Trace the pool's one connection (the tests use them one at a time); libpq writes the
-    trace through a buffer, so read it after the block."""
-    async with engine.connect() as conn:
-        raw = await conn.get_raw_connection()
-        pgconn = raw.driver_connection.pgconn  # type: ignore[union-attr]
+async def traced(source: AsyncEngine | Shelf, path: Path) -> AsyncIterator[Trace]:
+    """Trace the connection the next transaction gets: the newest the store keeps (a
+    ``Shelf``), or the pool's one connection (the tests use them one at a time); libpq writes
+    the trace through a buffer, so read it after the block."""
+    if isinstance(source, Shelf):
+        kept = await source.take()
+        pgconn = (await kept.get_raw_connection()).driver_connection.pgconn  # type: ignore[union-attr]
+        await source.give_back(kept, clean=True)
+    else:
+        async with source.connect() as conn:
+            pgconn = (await conn.get_raw_connection()).driver_connection.pgconn  # type: ignore[union-attr]
     with path.open("w") as sink:
         pgconn.trace(sink.fileno())
         try:
@@ -125,19 +130,19 @@ async def test_a_read_without_a_snapshot_is_one_round_trip_and_a_snapshot_read_t
 ) -> None:
     async with store.write() as tx:
         await tx.insert(VN, network("app"))
-    async with traced(store.engines.statements, tmp_path / "latest") as latest, store.read(snapshot=False) as tx:
+    async with traced(store.engines.kept_readers, tmp_path / "latest") as latest, store.read(snapshot=False) as tx:
         assert (await tx.get(VN, "vn-app")).metadata.name == "app"  # type: ignore[union-attr]
     assert latest.round_trips == 1
     assert not any(sql.startswith(("BEGIN", "COMMIT", "ROLLBACK")) for sql in latest.sent)
 
-    async with traced(store.engines.reader, tmp_path / "snapshot") as snapshot, store.read() as tx:
+    async with traced(store.engines.kept_readers, tmp_path / "snapshot") as snapshot, store.read() as tx:
         assert (await tx.get(VN, "vn-app")).metadata.name == "app"  # type: ignore[union-attr]
     # the BEGIN goes with the first statement; the COMMIT on its own
     assert snapshot.round_trips == 2
     assert snapshot.sent[0].startswith("BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT"), snapshot.sent
     assert snapshot.sent[-1] == "COMMIT"
 
-    async with traced(store.engines.reader, tmp_path / "nothing") as nothing, store.read():
+    async with traced(store.engines.kept_readers, tmp_path / "nothing") as nothing, store.read():
         pass  # a snapshot that reads nothing sends nothing
     assert nothing.round_trips == 0, nothing.sent
 
@@ -184,14 +189,16 @@ async def test_the_simulator_reader_runs_each_statement_on_its_own(store: Store,
 async def test_a_connection_in_steady_use_is_not_pinged_and_one_that_idled_is(
     store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async with traced(store.engines.statements, tmp_path / "busy") as busy:
+    async with traced(store.engines.kept_readers, tmp_path / "busy") as busy:
         for _ in range(3):
             async with store.read(snapshot=False) as tx:
                 await tx.revision()
     assert busy.round_trips == 3 and ";" not in busy.sent
-    monkeypatch.setattr(engine_module, "IDLE_PING_AFTER", 0.0)
-    async with traced(store.engines.statements, tmp_path / "idle") as idle, store.read(snapshot=False) as tx:
-        await tx.revision()
+    async with traced(store.engines.kept_readers, tmp_path / "idle") as idle:
+        # Kept unused longer than that: the store gives it back to the pool, which pings it.
+        monkeypatch.setattr(engine_module, "IDLE_PING_AFTER", 0.0)
+        async with store.read(snapshot=False) as tx:
+            await tx.revision()
     assert idle.round_trips == 2 and idle.sent == [";", busy.sent[0]]
 
 
@@ -214,7 +221,7 @@ async def test_a_write_notifies_its_last_revision_at_commit_within_its_revision_
     store: Store, pg_database: str, tmp_path: Path
 ) -> None:
     async with listening(pg_database) as listener:
-        async with traced(store.engines.writer, tmp_path / "trace") as trace, store.write() as tx:
+        async with traced(store.engines.kept_writers, tmp_path / "trace") as trace, store.write() as tx:
             await tx.insert(VN, network("one"))
             await tx.insert(VN, network("two"))
         assert tx.last_revision == 2
@@ -235,7 +242,7 @@ async def test_a_write_of_one_object_numbers_and_appends_its_event_in_one_statem
     async with listening(pg_database) as listener:
         async with store.write() as tx:
             await tx.insert(VN, network("one"))
-        async with traced(store.engines.writer, tmp_path / "trace") as trace, store.write() as tx:
+        async with traced(store.engines.kept_writers, tmp_path / "trace") as trace, store.write() as tx:
             await tx.insert(VN, network("two"))
         assert tx.last_revision == 2
         assert await notices_through(listener, "2") == ["1", "2"]
@@ -293,7 +300,7 @@ async def test_a_write_of_a_row_the_transaction_holds_goes_with_the_commit(
     the lock; four before either was held back)."""
     async with store.write() as tx:
         await tx.insert(VN, network("one"))
-    async with traced(store.engines.writer, tmp_path / "trace") as trace, store.write() as tx:
+    async with traced(store.engines.kept_writers, tmp_path / "trace") as trace, store.write() as tx:
         held = await tx.get(VN, network("one").id, lock="no_key_update")
         assert held is not None
         held.metadata.labels["step"] = "held"
@@ -315,7 +322,7 @@ async def test_a_held_back_write_goes_first_in_the_transaction_s_next_statement(
     async with store.write() as tx:
         await tx.insert(VN, network("one"))
         await tx.insert(VN, network("two"))
-    async with traced(store.engines.writer, tmp_path / "trace") as trace, store.write() as tx:
+    async with traced(store.engines.kept_writers, tmp_path / "trace") as trace, store.write() as tx:
         one = await tx.get(VN, network("one").id, lock="no_key_update")
         assert one is not None
         one.metadata.labels["step"] = "first"
@@ -393,10 +400,10 @@ async def test_a_write_over_a_version_the_transaction_does_not_hold_is_checked_a
 
 async def test_a_write_that_sends_nothing_costs_no_round_trip(store: Store, tmp_path: Path) -> None:
     """Its BEGIN waited for a first statement that never came: no BEGIN, no COMMIT."""
-    async with traced(store.engines.writer, tmp_path / "nothing") as nothing, store.write() as tx:
+    async with traced(store.engines.kept_writers, tmp_path / "nothing") as nothing, store.write() as tx:
         assert tx.last_event is None
     assert nothing.round_trips == 0, nothing.sent
-    async with traced(store.engines.writer, tmp_path / "sqlalchemy") as first, store.write() as tx:
+    async with traced(store.engines.kept_writers, tmp_path / "sqlalchemy") as first, store.write() as tx:
         # a first statement SQLAlchemy runs is preceded by the BEGIN, as psycopg would send it
         assert (await tx.conn.execute(text("SELECT count(*) FROM virtual_networks"))).scalar_one() == 0
     assert [sql.split(" ")[0] for sql in first.sent] == ["BEGIN", "SELECT", "COMMIT"], first.sent

@@ -248,6 +248,12 @@ async def execute_later(conn: AsyncConnection, statement: Executable, parameters
     _LATER[sync] = held_back
 
 
+def held_back(conn: AsyncConnection) -> bool:
+    """Whether ``conn`` has statements held back for its next query (a ``BEGIN``, writes)."""
+    sync = conn.sync_connection
+    return sync is not None and bool(_LATER.get(sync))
+
+
 #: The writes held back for each connection (``execute_later``), in order.
 _LATER: WeakKeyDictionary[Connection, list[tuple[str, Any]]] = WeakKeyDictionary()
 #: The PostgreSQL engines whose connections send them (``install``).

@@ -268,6 +268,12 @@ class Tx:
         ``FOR KEY SHARE``: it conflicts with the delete's ``FOR UPDATE`` but not with ordinary
         updates of the referenced row, so creates referring to a pool or subnet can update its
         address counters without deadlocking on each other's share locks."""
+        if not where and after is None and limit is None:  # every object (of tenants): built once
+            if tenants is not None and not tenants:
+                return []
+            query = statements.data_of_kind(kind.name, 0 if tenants is None else len(tenants), lock)
+            rows = await direct.execute(self.conn, query, statements.tenant_parameters(tenants or ()))
+            return [self._read_locked(kind, row[0], lock) for row in rows]
         table = LIVE[kind.name]
         query = select(table.c.data).where(*where, *self._tenancy(table, tenants)).order_by(table.c.id)
         if after is not None:
@@ -619,20 +625,24 @@ class Store:
         """
         committed = False
         tx: Tx | None = None
+        shelf = self.engines.kept_writers
         try:
-            async with self.engines.writer.connect() as conn:
+            conn = await shelf.take()
+            try:
                 async with conn.begin():
                     tx = Tx(conn, self.clock, self.decoded)
                     yield tx
                     await tx.finish()
                     await tx.append_events(then_commit=True)
-                # Committed. The callbacks run before the connection goes back to the pool (on
-                # PostgreSQL a round trip), so that a reader woken by the commit's NOTIFY mostly
+                # Committed. The callbacks run before the connection is given back (to the pool,
+                # on PostgreSQL a round trip), so that a reader woken by the commit's NOTIFY mostly
                 # finds what they record (the parsed objects); what must not depend on that race
                 # marks itself before the commit (``OwnWrites``).
                 committed = True
                 for callback in tx._after_commit:
                     callback()
+            finally:
+                await shelf.give_back(conn, clean=committed)
         except DBAPIError as error:
             if committed:
                 raise
@@ -663,16 +673,31 @@ class Store:
         (which fabric serves a VN). A snapshot costs one round trip more, its ``COMMIT``: its
         ``BEGIN`` goes with its first statement.
         """
+        shelf = self.engines.kept_readers
         try:
-            async with self.engines.reader.connect() as conn, conn.begin():
+            conn = await shelf.take()
+            clean = False
+            try:
                 tx = Tx(conn, self.clock, self.decoded, snapshot=snapshot)
-                if snapshot and self.dialect == "postgresql":
-                    # The connection is in autocommit; its first statement carries the BEGIN,
-                    # and psycopg ends the transaction it finds open with the block.
-                    direct.begin_later(conn, direct.SNAPSHOT)
-                yield tx
+                if not snapshot:
+                    # No transaction of its own: each statement runs alone (PostgreSQL's
+                    # connections are in autocommit; SQLite's without a BEGIN). One SQLAlchemy
+                    # runs itself begins one, ended here.
+                    yield tx
+                    if conn.in_transaction():
+                        await conn.rollback()
+                else:
+                    async with conn.begin():
+                        if self.dialect == "postgresql":
+                            # The connection is in autocommit; its first statement carries the
+                            # BEGIN, and psycopg ends the transaction it finds open with the block.
+                            direct.begin_later(conn, direct.SNAPSHOT)
+                        yield tx
                 if tx._before_commit:
                     raise RuntimeError("a read transaction was given work to do before a commit it never makes")
+                clean = True
+            finally:
+                await shelf.give_back(conn, clean=clean)
         except (DBAPIError, PoolTimeout, PendingRollbackError) as error:
             _raise_unavailable(error)
             raise

@@ -63,6 +63,17 @@ def data_by_name(kind_name: str, lock: str | None = None) -> Select[Any]:
                   lock)
 
 
+@cache
+def data_of_kind(kind_name: str, tenants: int, lock: str | None = None) -> Select[Any]:
+    """``data`` of every object of the kind in one of ``tenants`` tenants (0: in any), by id,
+    bound as ``tenant_parameters`` names them; their rows locked as ``locked`` says."""
+    table = LIVE[kind_name]
+    query = select(table.c.data).order_by(table.c.id)
+    if tenants:
+        query = query.where(table.c.tenant.in_([bindparam(f"tenant_{index}") for index in range(tenants)]))
+    return locked(query, lock)
+
+
 def locked(query: Select[Any], lock: str | None) -> Select[Any]:
     """``query`` taking row locks on PostgreSQL (``Tx.find``): ``"share"`` (``FOR KEY SHARE``),
     ``"no_key_update"`` (``FOR NO KEY UPDATE``), ``"update"`` (``FOR UPDATE``) or none."""

@@ -1,0 +1,170 @@
+"""The connections a store keeps between its transactions (``engine.Shelf``): one in steady use
+serves every transaction, none is kept that the pool's other users or a waiting transaction
+need, and one that failed or was lost goes back to the pool with every other kept one."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+
+import psycopg
+import pytest
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.pool import QueuePool
+
+from osac.clock import FakeClock
+from osac.model import registry
+from osac.store.engine import Shelf, create_engines
+from osac.store.errors import DatabaseUnavailable
+from osac.store.objects import Store
+from tests.store.conftest import STORE_NOW
+
+pytestmark = pytest.mark.asyncio
+
+VN = registry.get("virtual_network")
+
+
+def network(name: str) -> object:
+    message = VN.private_class()(id=f"vn-{name}")
+    message.metadata.name = name
+    message.metadata.tenant = "acme"
+    message.metadata.version = 1
+    message.metadata.creation_timestamp.FromDatetime(datetime(2026, 1, 1, tzinfo=UTC))
+    return message
+
+
+def checked_out(engine: AsyncEngine) -> int:
+    pool = engine.pool
+    assert isinstance(pool, QueuePool)
+    return pool.checkedout()
+
+
+async def test_transactions_one_after_another_run_on_one_kept_connection(store: Store) -> None:
+    async with store.write() as tx:
+        await tx.insert(VN, network("one"))
+    seen = set()
+    for snapshot in (False, True, False):
+        async with store.read(snapshot=snapshot) as tx:
+            assert (await tx.get(VN, "vn-one")) is not None
+            seen.add(id(tx.conn.sync_connection))
+    assert len(seen) == 1
+    # Kept checked out between the transactions, outside any transaction.
+    assert checked_out(store.engines.reader) == 1
+    async with store.read(snapshot=False) as tx:
+        assert not tx.conn.in_transaction()
+    if store.dialect == "postgresql":
+        writers = set()
+        for name in ("two", "three"):
+            async with store.write() as tx:
+                await tx.insert(VN, network(name))
+                writers.add(id(tx.conn.sync_connection))
+        assert len(writers) == 1 and checked_out(store.engines.writer) == 1
+    else:
+        # SQLite's one writer connection is shared with the pool's other users (the simulated
+        # provider, the leases): never kept.
+        assert checked_out(store.engines.writer) == 0
+
+
+async def test_a_read_without_a_snapshot_that_sqlalchemy_began_ends_outside_a_transaction(store: Store) -> None:
+    async with store.write() as tx:
+        await tx.insert(VN, network("one"))
+    async with store.read(snapshot=False) as tx:
+        assert await tx.count(VN) == 1  # a statement SQLAlchemy runs (and may begin a transaction for)
+    async with store.read(snapshot=False) as again:
+        assert again.conn is tx.conn
+        assert not again.conn.in_transaction()
+        assert await again.count(VN) == 1
+
+
+async def test_a_failed_block_gives_its_connection_back_to_the_pool(store: Store) -> None:
+    with pytest.raises(RuntimeError):
+        async with store.read(snapshot=False) as tx:
+            await tx.revision()
+            raise RuntimeError("the block fails")
+    assert checked_out(store.engines.reader) == 0
+    with pytest.raises(RuntimeError):
+        async with store.write() as tx:
+            await tx.insert(VN, network("lost"))
+            raise RuntimeError("the block fails")
+    assert checked_out(store.engines.writer) == 0
+    async with store.read() as tx:
+        assert await tx.count(VN) == 0
+
+
+async def test_a_connection_is_kept_only_while_the_pool_can_spare_it(db_url: str) -> None:
+    url = make_url(db_url)
+    engine = create_async_engine(url, pool_size=2, max_overflow=2, pool_timeout=10)
+    shelf = Shelf(engine)
+    try:
+        first, second, third = [await shelf.take() for _ in range(3)]
+        for conn in (first, second, third):
+            await shelf.give_back(conn, clean=True)
+        # Three out: the first two back to the pool (it holds its size checked out), the last kept.
+        assert checked_out(engine) == 1
+        assert await shelf.take() is third
+        await shelf.give_back(third, clean=False)  # its transaction failed: back to the pool
+        assert checked_out(engine) == 0
+        kept = await shelf.take()
+        await shelf.give_back(kept, clean=True)
+        await shelf.empty()
+        assert checked_out(engine) == 0
+    finally:
+        await shelf.empty()
+        await engine.dispose()
+
+
+async def test_a_transaction_waiting_for_the_pool_gets_the_connection_given_back(db_url: str) -> None:
+    engine = create_async_engine(make_url(db_url), pool_size=2, max_overflow=0, pool_timeout=10)
+    shelf = Shelf(engine)
+    try:
+        first, second = await shelf.take(), await shelf.take()
+        waiting = asyncio.create_task(shelf.take())
+        await asyncio.sleep(0.05)
+        assert not waiting.done()  # the pool is out of connections
+        await shelf.give_back(first, clean=True)  # kept, were nobody waiting: the pool could spare it
+        async with asyncio.timeout(2):
+            third = await waiting
+        assert checked_out(engine) == 2
+        for conn in (second, third):
+            await shelf.give_back(conn, clean=True)
+    finally:
+        await shelf.empty()
+        await engine.dispose()
+
+
+@pytest.fixture
+async def pg_store(pg_database: str) -> AsyncIterator[Store]:
+    store = Store(create_engines(pg_database), FakeClock(STORE_NOW))
+    try:
+        yield store
+    finally:
+        await store.engines.dispose()
+
+
+async def test_a_lost_connection_sends_every_kept_one_back_and_the_next_read_succeeds(
+    pg_store: Store, pg_database: str
+) -> None:
+    """PostgreSQL ends the backends (as a restart does): the read on the lost connection is
+    UNAVAILABLE; no connection of before is used again."""
+    store = pg_store
+    shelf = store.engines.kept_readers
+    held = [await shelf.take() for _ in range(3)]
+    pids = [(await conn.execute(text("SELECT pg_backend_pid()"))).scalar_one() for conn in held]
+    for conn in held:
+        await conn.rollback()  # what SQLAlchemy began for the statement
+        await shelf.give_back(conn, clean=True)
+    assert checked_out(store.engines.reader) == 3
+    dsn = make_url(pg_database).set(drivername="postgresql").render_as_string(hide_password=False)
+    async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as admin:
+        for pid in pids:
+            await admin.execute("SELECT pg_terminate_backend(%s)", [pid])
+    with pytest.raises(DatabaseUnavailable):
+        async with store.read(snapshot=False) as tx:
+            await tx.revision()
+    assert checked_out(store.engines.reader) == 0
+    async with store.read(snapshot=False) as tx:
+        assert await tx.revision() == 0
+        assert (await tx.conn.execute(text("SELECT pg_backend_pid()"))).scalar_one() not in pids
