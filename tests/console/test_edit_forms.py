@@ -397,3 +397,27 @@ def test_a_provider_admin_edits_a_tenant_s_domains_and_a_cluster_template_s_titl
                             {f"tenants/{acme}": {"domains": "mine.example", "version": "0"}})
     assert domains_of(site, acme) == ["acme.example", "acme.test"]
     assert private.delete(f"{PRIVATE}/cluster_templates/{template['id']}").status_code == 200
+
+
+def test_a_click_pressed_while_a_live_update_arrives_is_not_lost(site: Site, browser: Browser) -> None:
+    """The change stream brings a new snapshot of the page between a press on "Remove" and its
+    release: the snapshot waits for the release (``data-swap-waiting``), so the click lands on
+    the button pressed (swapped in at once, the button under the pointer would be a new one and
+    no click would fire), and the page shows the new snapshot after."""
+    network = named(site, "virtual_networks", "default")["id"]
+    ssh = {"protocol": "PROTOCOL_TCP", "port_from": 22, "port_to": 22, "ipv4_cidr": "0.0.0.0/0"}
+    group = made_ready(site, "security_groups", "pressed-sg", {"virtual_network": network, "ingress": [ssh]},
+                       "SECURITY_GROUP_STATE_READY")
+    page = signed_in(browser, site.server, "tenant-admin", "acme", "alice")
+    page.goto(f"{site.server.url}/networking/security-groups/{group}")
+    page.locator("button[aria-label='Remove Inbound TCP 22 from 0.0.0.0/0']").hover()  # in view, under the pointer
+    page.mouse.down()
+    # Someone else labels the group: a new version, pushed to the open page.
+    changed = site.acme.patch(f"{PUBLIC}/security_groups/{group}", params={"update_mask": "metadata.labels"},
+                              json={"metadata": {"labels": {"team": "web"}}})
+    assert changed.status_code == 200, changed.text
+    expect(page.locator("body")).to_have_attribute("data-swap-waiting", "", timeout=20_000)
+    page.mouse.up()
+    expect(page.locator("[role=status]")).to_have_text("Rule removed: Inbound TCP 22 from 0.0.0.0/0")
+    assert rules_of(site, group) == ([], [])
+    expect(page.locator("body")).not_to_have_attribute("data-swap-waiting", "")

@@ -3,7 +3,10 @@
 // A reconnect resumes from the last revision seen (the browser sends Last-Event-ID). The only
 // timer is a 60 s safety net. Times get the viewer's local time on hover. A detail page also
 // refreshes on any change of its related kinds (a subnet's page on its instances' changes); a
-// select marked data-submit-on-change submits its (GET) form when changed.
+// select marked data-submit-on-change submits its (GET) form when changed. A new snapshot is not
+// swapped in while a pointer is pressed (the click would be lost: it fires only where the press
+// and the release landed on one element) but once it is released, and never once a form was
+// submitted (the page is leaving).
 (function () {
   "use strict";
   var SAFETY_NET_MS = 60000;
@@ -35,6 +38,45 @@
   // click is not lost to a swap between its press and its release, nor a selection or focus.
   var shown = null;
 
+  // A swap that waits for the pointer's release (data-swap-waiting on the body meanwhile).
+  var pressed = false;
+  var waiting = null;
+  var leaving = false;
+
+  function swap(next, version) {
+    if (leaving) { return; }
+    if (pressed) {
+      waiting = function () { swap(next, version); };
+      body.setAttribute("data-swap-waiting", "");
+      return;
+    }
+    var current = document.getElementById("content");
+    var html = next.outerHTML;
+    if (current && html !== shown) {
+      shown = html;
+      current.replaceWith(next);
+      localTimes(next);
+    }
+    body.setAttribute("data-shown-version", version);
+  }
+
+  function released() {
+    pressed = false;
+    // After the click this release makes (dispatched right after it), not before.
+    window.setTimeout(function () {
+      if (pressed || waiting === null) { return; }  // pressed again: its release swaps
+      var run = waiting;
+      waiting = null;
+      body.removeAttribute("data-swap-waiting");
+      run();
+    }, 0);
+  }
+
+  document.addEventListener("pointerdown", function () { pressed = true; }, true);
+  document.addEventListener("pointerup", released, true);
+  document.addEventListener("pointercancel", released, true);
+  document.addEventListener("submit", function (event) { if (!event.defaultPrevented) { leaving = true; } });
+
   function refresh() {
     timer = null;
     if (busy) { again = true; return; }
@@ -45,15 +87,8 @@
         if (text === null) { return; }
         var fresh = new DOMParser().parseFromString(text, "text/html");
         var next = fresh.getElementById("content");
-        var current = document.getElementById("content");
-        if (next && current) {
-          var html = next.outerHTML;
-          if (html !== shown) {
-            shown = html;
-            current.replaceWith(next);
-            localTimes(next);
-          }
-          body.setAttribute("data-shown-version", fresh.body.getAttribute("data-shown-version") || "");
+        if (next && document.getElementById("content")) {
+          swap(next, fresh.body.getAttribute("data-shown-version") || "");
         }
       })
       .catch(function () { /* the safety net retries */ })
