@@ -168,3 +168,24 @@ async def test_a_lost_connection_sends_every_kept_one_back_and_the_next_read_suc
     async with store.read(snapshot=False) as tx:
         assert await tx.revision() == 0
         assert (await tx.conn.execute(text("SELECT pg_backend_pid()"))).scalar_one() not in pids
+
+
+async def test_a_snapshot_whose_connection_is_lost_before_its_commit_is_unavailable(
+    pg_store: Store, pg_database: str
+) -> None:
+    """The snapshot's COMMIT is psycopg's, past SQLAlchemy's transaction: its failure is still
+    raised as SQLAlchemy's (the lost connection invalidated), so the read is UNAVAILABLE, and the
+    connection is not kept."""
+    store = pg_store
+    async with store.write() as tx:
+        await tx.insert(VN, network("one"))
+    dsn = make_url(pg_database).set(drivername="postgresql").render_as_string(hide_password=False)
+    with pytest.raises(DatabaseUnavailable):
+        async with store.read() as tx:
+            assert await tx.get(VN, "vn-one") is not None  # the BEGIN went with it
+            pid = (await tx.conn.get_raw_connection()).driver_connection.info.backend_pid  # type: ignore[union-attr]
+            async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as admin:
+                await admin.execute("SELECT pg_terminate_backend(%s)", [pid])
+    assert store.engines.kept_readers.kept == 0 and checked_out(store.engines.reader) == 0
+    async with store.read() as tx:
+        assert await tx.get(VN, "vn-one") is not None

@@ -308,6 +308,28 @@ def begin_later(conn: AsyncConnection, begin: str) -> None:
     _hold_begin(sync, begin)
 
 
+async def end_snapshot(conn: AsyncConnection) -> None:
+    """End a read snapshot begun with ``begin_later`` outside SQLAlchemy's transactions: nothing
+    to send if it ran no statement (its ``BEGIN`` is dropped), else the ``COMMIT`` psycopg sends
+    for the transaction it finds open. One that SQLAlchemy began for a statement of its own is
+    committed by SQLAlchemy (which does the same). An error is raised as SQLAlchemy raises it."""
+    if conn.in_transaction():
+        await conn.commit()
+        return
+    sync = conn.sync_connection
+    assert sync is not None
+    held_back = _LATER.pop(sync, None)
+    if held_back is not None and not (len(held_back) == 1 and held_back[0][1] is None):
+        raise RuntimeError("a read snapshot held back statements other than its BEGIN")
+    psycopg = sync.connection.driver_connection
+    assert psycopg is not None
+    try:
+        await psycopg.commit()
+    except BaseException as error:
+        await greenlet_spawn(_raise_as_sqlalchemy, sync, error, "COMMIT", ())
+        raise
+
+
 def _hold_begin(sync: Connection, begin: str) -> None:
     """A ``BEGIN`` goes first, and alone of its kind has no values (``install``'s commit knows it)."""
     _LATER.setdefault(sync, []).insert(0, (begin, None))

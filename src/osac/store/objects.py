@@ -686,12 +686,15 @@ class Store:
                     yield tx
                     if conn.in_transaction():
                         await conn.rollback()
+                elif self.dialect == "postgresql":
+                    # The connection is in autocommit; its first statement carries the BEGIN,
+                    # and psycopg ends the transaction it finds open (SQLAlchemy's transaction
+                    # around it cost more CPU than the read of one row).
+                    direct.begin_later(conn, direct.SNAPSHOT)
+                    yield tx
+                    await direct.end_snapshot(conn)
                 else:
                     async with conn.begin():
-                        if self.dialect == "postgresql":
-                            # The connection is in autocommit; its first statement carries the
-                            # BEGIN, and psycopg ends the transaction it finds open with the block.
-                            direct.begin_later(conn, direct.SNAPSHOT)
                         yield tx
                 if tx._before_commit:
                     raise RuntimeError("a read transaction was given work to do before a commit it never makes")
