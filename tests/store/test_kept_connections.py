@@ -5,8 +5,6 @@ need, and one that failed or was lost goes back to the pool with every other kep
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from datetime import UTC, datetime
 
 import psycopg
 import pytest
@@ -15,26 +13,12 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import QueuePool
 
-from osac.clock import FakeClock
-from osac.model import registry
-from osac.store.engine import Shelf, create_engines
+from osac.store.engine import Shelf
 from osac.store.errors import DatabaseUnavailable
 from osac.store.objects import Store
-from tests.store.conftest import STORE_NOW
+from tests.store.conftest import VN, network
 
 pytestmark = pytest.mark.asyncio
-
-VN = registry.get("virtual_network")
-
-
-def network(name: str) -> object:
-    message = VN.private_class()(id=f"vn-{name}")
-    message.metadata.name = name
-    message.metadata.tenant = "acme"
-    message.metadata.version = 1
-    message.metadata.creation_timestamp.FromDatetime(datetime(2026, 1, 1, tzinfo=UTC))
-    return message
-
 
 def checked_out(engine: AsyncEngine) -> int:
     pool = engine.pool
@@ -133,15 +117,6 @@ async def test_a_transaction_waiting_for_the_pool_gets_the_connection_given_back
     finally:
         await shelf.empty()
         await engine.dispose()
-
-
-@pytest.fixture
-async def pg_store(pg_database: str) -> AsyncIterator[Store]:
-    store = Store(create_engines(pg_database), FakeClock(STORE_NOW))
-    try:
-        yield store
-    finally:
-        await store.engines.dispose()
 
 
 async def test_a_lost_connection_sends_every_kept_one_back_and_the_next_read_succeeds(

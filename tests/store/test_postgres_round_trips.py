@@ -20,18 +20,15 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from osac.clock import FakeClock
-from osac.model import registry
 from osac.store import direct, schema, statements
 from osac.store import engine as engine_module
 from osac.store.engine import Shelf, create_engines, sqlite_url, statement_reader
 from osac.store.errors import Conflict
 from osac.store.objects import Store
 from osac.store.statements import NOTIFY_CHANNEL
+from tests.store.conftest import VN, network
 
 pytestmark = pytest.mark.asyncio
-
-VN = registry.get("virtual_network")
 
 
 class Trace:
@@ -107,22 +104,9 @@ async def notices_through(listener: psycopg.AsyncConnection[Any], last: str) -> 
     return notices
 
 
-def network(name: str) -> object:
-    message = VN.private_class()(id=f"vn-{name}")
-    message.metadata.name = name
-    message.metadata.tenant = "acme"
-    message.metadata.version = 1
-    message.metadata.creation_timestamp.FromDatetime(datetime(2026, 1, 1, tzinfo=UTC))
-    return message
-
-
 @pytest.fixture
-async def store(pg_database: str) -> AsyncIterator[Store]:
-    store = Store(create_engines(pg_database), FakeClock(datetime(2026, 1, 1, tzinfo=UTC)))
-    try:
-        yield store
-    finally:
-        await store.engines.dispose()
+def store(pg_store: Store) -> Store:
+    return pg_store
 
 
 async def test_a_read_without_a_snapshot_is_one_round_trip_and_a_snapshot_read_two(
