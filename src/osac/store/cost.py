@@ -14,9 +14,10 @@ What is counted:
     Every statement sent to the database (SQLAlchemy's ``before_cursor_execute``), the store's,
     the simulator's tables' and the leases' alike. ``BEGIN``/``COMMIT`` are not statements.
 ``read_transactions`` / ``write_transactions``
-    Every transaction SQLAlchemy begins, sorted when it ends: a write if it ran an ``INSERT``,
-    ``UPDATE`` or ``DELETE``. On PostgreSQL a read outside a snapshot (``Store.read(snapshot=False)``,
-    the simulator's ``statement_reader``) still counts as one (it is one connection checkout).
+    Every transaction of the store's (``Store.read``, ``Store.write``: ``transaction``, which
+    may run outside SQLAlchemy's transactions) and every other one SQLAlchemy begins, sorted when
+    it ends: a write if it ran an ``INSERT``, ``UPDATE`` or ``DELETE``. A read outside a snapshot
+    (``Store.read(snapshot=False)``, the simulator's ``statement_reader``) still counts as one.
 ``decoded`` / ``copied`` / ``encoded``
     Storage JSON parsed into a message, parses handed out again from the cache of parsed
     versions (``store/decoded.py``: a protobuf decode, much cheaper), messages serialised to
@@ -40,7 +41,8 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
-__all__ = ["PROCESS", "PassCost", "counting", "count_decoded", "count_copied", "count_encoded", "install"]
+__all__ = ["PROCESS", "PassCost", "counting", "count_decoded", "count_copied", "count_encoded", "install",
+           "transaction"]
 
 
 @dataclass
@@ -76,6 +78,9 @@ _WRITES = ("INSERT", "UPDATE", "DELETE")
 #: ``Connection.info`` key: the counters a transaction on this connection counts into, and
 #: whether it wrote.
 _TX_KEY = "osac_cost_tx"
+#: The store's transaction under way in this task: its connection, the counters it counts into,
+#: whether it wrote (``transaction``). SQLAlchemy's events leave its connection to it.
+_store_tx: ContextVar[list[Any] | None] = ContextVar("osac_store_tx", default=None)
 
 
 @contextmanager
@@ -106,13 +111,40 @@ def count_encoded() -> None:
         cost.encoded += 1
 
 
+def _count(counters: tuple[PassCost, ...], wrote: bool) -> None:
+    for cost in counters:
+        if wrote:
+            cost.write_transactions += 1
+        else:
+            cost.read_transactions += 1
+
+
+@contextmanager
+def transaction(connection: Any) -> Iterator[None]:
+    """Count the store's transaction on ``connection`` (a sync ``Connection``) that the block
+    runs, whether or not SQLAlchemy begins one on it meanwhile."""
+    counters = _active.get()
+    store = [connection, counters, False]
+    token = _store_tx.set(store)
+    try:
+        yield
+    finally:
+        _store_tx.reset(token)
+        _count(counters, store[2])
+
+
+def _store_connection(connection: Any) -> list[Any] | None:
+    store = _store_tx.get()
+    return store if store is not None and store[0] is connection else None
+
+
 def install(engine: Engine) -> None:
     """Count the statements and transactions of ``engine`` (the sync engine of an async one)."""
 
     @event.listens_for(engine, "begin")
     def _begin(connection: Any) -> None:
         counters = _active.get()
-        if counters:
+        if counters and _store_connection(connection) is None:
             connection.info[_TX_KEY] = [counters, False]
 
     @event.listens_for(engine, "before_cursor_execute")
@@ -121,20 +153,20 @@ def install(engine: Engine) -> None:
         counters = _active.get()
         for cost in counters:
             cost.statements += 1
+        if statement.lstrip()[:6].upper() not in _WRITES:
+            return
+        store = _store_connection(connection)
+        if store is not None:
+            store[2] = True
+            return
         tx = connection.info.get(_TX_KEY)
-        if tx is not None and statement.lstrip()[:6].upper() in _WRITES:
+        if tx is not None:
             tx[1] = True
 
     def _end(connection: Any) -> None:
         tx = connection.info.pop(_TX_KEY, None)
-        if tx is None:
-            return
-        counters, wrote = tx
-        for cost in counters:
-            if wrote:
-                cost.write_transactions += 1
-            else:
-                cost.read_transactions += 1
+        if tx is not None:
+            _count(*tx)
 
     event.listen(engine, "commit", _end)
     event.listen(engine, "rollback", _end)

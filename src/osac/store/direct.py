@@ -14,8 +14,9 @@ itself: psycopg's ``AsyncConnection`` on PostgreSQL, the one-trip SQLite connect
 (``sqlite_driver.py``) on SQLite. Measured on PostgreSQL, a read of one object by id: 301 ->
 193 µs of the server's CPU, psycopg alone 191 µs (``bench.statement_cost``, docs/benchmarks.md).
 
-What does not change: the transaction is SQLAlchemy's (``BEGIN``, ``COMMIT``, the pool, the
-isolation level), the statement is announced to ``before_cursor_execute`` listeners as before
+What does not change: the pool and the isolation level are SQLAlchemy's (on PostgreSQL the
+store's own ``BEGIN`` and ``COMMIT`` go by this path, ``begin_later`` and ``end``, outside
+SQLAlchemy's transactions, whose bookkeeping cost more CPU than a statement), the statement is announced to ``before_cursor_execute`` listeners as before
 (the store's cost counters, tests that record statements), and a driver error is handed to
 SQLAlchemy's own handling, so it raises the same ``sqlalchemy.exc`` error and a lost connection
 is invalidated as if SQLAlchemy had run the statement.
@@ -47,6 +48,7 @@ from weakref import WeakKeyDictionary, WeakSet
 
 from psycopg import AsyncClientCursor
 from psycopg import AsyncConnection as AsyncConnection_
+from psycopg.pq import TransactionStatus
 from sqlalchemy import event
 from sqlalchemy.engine import Connection, Dialect, Engine
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -308,22 +310,24 @@ def begin_later(conn: AsyncConnection, begin: str) -> None:
     _hold_begin(sync, begin)
 
 
-async def end_snapshot(conn: AsyncConnection) -> None:
-    """End a read snapshot begun with ``begin_later`` outside SQLAlchemy's transactions: nothing
-    to send if it ran no statement (its ``BEGIN`` is dropped), else the ``COMMIT`` psycopg sends
-    for the transaction it finds open. One that SQLAlchemy began for a statement of its own is
-    committed by SQLAlchemy (which does the same). An error is raised as SQLAlchemy raises it."""
+async def end(conn: AsyncConnection) -> None:
+    """End a transaction begun with ``begin_later`` outside SQLAlchemy's transactions (a read
+    snapshot, a write on PostgreSQL): nothing to send if it ran no statement (its ``BEGIN`` is
+    dropped); the writes still held back with the ``COMMIT``, in one query; else the ``COMMIT``
+    psycopg sends for the transaction it finds open (none when the events' statement took it
+    along). One that SQLAlchemy began for a statement of its own is committed by SQLAlchemy
+    (which does the same). An error is raised as SQLAlchemy raises it."""
     if conn.in_transaction():
         await conn.commit()
         return
     sync = conn.sync_connection
     assert sync is not None
     held_back = _LATER.pop(sync, None)
-    if held_back is not None and not (len(held_back) == 1 and held_back[0][1] is None):
-        raise RuntimeError("a read snapshot held back statements other than its BEGIN")
     psycopg = sync.connection.driver_connection
     assert psycopg is not None
     try:
+        if held_back and not (len(held_back) == 1 and held_back[0][1] is None):
+            await _send(psycopg, held_back, None, True)
         await psycopg.commit()
     except BaseException as error:
         await greenlet_spawn(_raise_as_sqlalchemy, sync, error, "COMMIT", ())
@@ -331,8 +335,16 @@ async def end_snapshot(conn: AsyncConnection) -> None:
 
 
 def _hold_begin(sync: Connection, begin: str) -> None:
-    """A ``BEGIN`` goes first, and alone of its kind has no values (``install``'s commit knows it)."""
-    _LATER.setdefault(sync, []).insert(0, (begin, None))
+    """A ``BEGIN`` goes first, and alone of its kind has no values (``install``'s commit knows it).
+    None is held when one is held already or the connection is in a transaction (SQLAlchemy
+    beginning its own inside one begun by ``begin_later``)."""
+    held_back = _LATER.setdefault(sync, [])
+    if held_back and held_back[0][1] is None:
+        return
+    psycopg = sync.connection.driver_connection
+    if psycopg is not None and psycopg.info.transaction_status != TransactionStatus.IDLE:
+        return
+    held_back.insert(0, (begin, None))
 
 
 def install(engine: Engine) -> None:

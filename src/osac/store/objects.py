@@ -28,7 +28,7 @@ from osac.clock import Clock
 from osac.filters import Encoding, Source, json_dialect
 from osac.model.kinds import Kind
 from osac.model.shape import id_of, metadata_of, name_or_id
-from osac.store import direct, statements
+from osac.store import cost, direct, statements
 from osac.store.codec import from_storage, to_storage
 from osac.store.cost import count_copied
 from osac.store.decoded import Decoded
@@ -629,18 +629,29 @@ class Store:
         try:
             conn = await shelf.take()
             try:
-                async with conn.begin():
+                with cost.transaction(conn.sync_connection):
                     tx = Tx(conn, self.clock, self.decoded)
-                    yield tx
-                    await tx.finish()
-                    await tx.append_events(then_commit=True)
-                # Committed. The callbacks run before the connection is given back (to the pool,
-                # on PostgreSQL a round trip), so that a reader woken by the commit's NOTIFY mostly
-                # finds what they record (the parsed objects); what must not depend on that race
-                # marks itself before the commit (``OwnWrites``).
-                committed = True
-                for callback in tx._after_commit:
-                    callback()
+                    if self.dialect == "postgresql":
+                        # The connection is in autocommit; its first statement carries the BEGIN,
+                        # the events' statement the COMMIT (SQLAlchemy's transaction around them
+                        # cost more CPU than a statement).
+                        direct.begin_later(conn, "BEGIN")
+                        yield tx
+                        await tx.finish()
+                        await tx.append_events(then_commit=True)
+                        await direct.end(conn)
+                    else:
+                        async with conn.begin():
+                            yield tx
+                            await tx.finish()
+                            await tx.append_events(then_commit=True)
+                    # Committed. The callbacks run before the connection is given back (to the pool,
+                    # on PostgreSQL a round trip), so that a reader woken by the commit's NOTIFY mostly
+                    # finds what they record (the parsed objects); what must not depend on that race
+                    # marks itself before the commit (``OwnWrites``).
+                    committed = True
+                    for callback in tx._after_commit:
+                        callback()
             finally:
                 await shelf.give_back(conn, clean=committed)
         except DBAPIError as error:
@@ -678,27 +689,28 @@ class Store:
             conn = await shelf.take()
             clean = False
             try:
-                tx = Tx(conn, self.clock, self.decoded, snapshot=snapshot)
-                if not snapshot:
-                    # No transaction of its own: each statement runs alone (PostgreSQL's
-                    # connections are in autocommit; SQLite's without a BEGIN). One SQLAlchemy
-                    # runs itself begins one, ended here.
-                    yield tx
-                    if conn.in_transaction():
-                        await conn.rollback()
-                elif self.dialect == "postgresql":
-                    # The connection is in autocommit; its first statement carries the BEGIN,
-                    # and psycopg ends the transaction it finds open (SQLAlchemy's transaction
-                    # around it cost more CPU than the read of one row).
-                    direct.begin_later(conn, direct.SNAPSHOT)
-                    yield tx
-                    await direct.end_snapshot(conn)
-                else:
-                    async with conn.begin():
+                with cost.transaction(conn.sync_connection):
+                    tx = Tx(conn, self.clock, self.decoded, snapshot=snapshot)
+                    if not snapshot:
+                        # No transaction of its own: each statement runs alone (PostgreSQL's
+                        # connections are in autocommit; SQLite's without a BEGIN). One SQLAlchemy
+                        # runs itself begins one, ended here.
                         yield tx
-                if tx._before_commit:
-                    raise RuntimeError("a read transaction was given work to do before a commit it never makes")
-                clean = True
+                        if conn.in_transaction():
+                            await conn.rollback()
+                    elif self.dialect == "postgresql":
+                        # The connection is in autocommit; its first statement carries the BEGIN,
+                        # and psycopg ends the transaction it finds open (SQLAlchemy's transaction
+                        # around it cost more CPU than the read of one row).
+                        direct.begin_later(conn, direct.SNAPSHOT)
+                        yield tx
+                        await direct.end(conn)
+                    else:
+                        async with conn.begin():
+                            yield tx
+                    if tx._before_commit:
+                        raise RuntimeError("a read transaction was given work to do before a commit it never makes")
+                    clean = True
             finally:
                 await shelf.give_back(conn, clean=clean)
         except (DBAPIError, PoolTimeout, PendingRollbackError) as error:
