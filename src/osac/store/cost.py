@@ -78,9 +78,19 @@ _WRITES = ("INSERT", "UPDATE", "DELETE")
 #: ``Connection.info`` key: the counters a transaction on this connection counts into, and
 #: whether it wrote.
 _TX_KEY = "osac_cost_tx"
-#: The store's transaction under way in this task: its connection, the counters it counts into,
-#: whether it wrote (``transaction``). SQLAlchemy's events leave its connection to it.
-_store_tx: ContextVar[list[Any] | None] = ContextVar("osac_store_tx", default=None)
+
+
+@dataclass
+class _StoreTx:
+    """The store's transaction under way in a task (``transaction``); SQLAlchemy's events leave
+    its connection to it."""
+
+    connection: Any
+    counters: tuple[PassCost, ...]
+    wrote: bool = False
+
+
+_store_tx: ContextVar[_StoreTx | None] = ContextVar("osac_store_tx", default=None)
 
 
 @contextmanager
@@ -124,18 +134,21 @@ def transaction(connection: Any) -> Iterator[None]:
     """Count the store's transaction on ``connection`` (a sync ``Connection``) that the block
     runs, whether or not SQLAlchemy begins one on it meanwhile."""
     counters = _active.get()
-    store = [connection, counters, False]
+    if not counters:  # nothing counts (SQLAlchemy's events then count nothing either)
+        yield
+        return
+    store = _StoreTx(connection, counters)
     token = _store_tx.set(store)
     try:
         yield
     finally:
         _store_tx.reset(token)
-        _count(counters, store[2])
+        _count(counters, store.wrote)
 
 
-def _store_connection(connection: Any) -> list[Any] | None:
+def _store_connection(connection: Any) -> _StoreTx | None:
     store = _store_tx.get()
-    return store if store is not None and store[0] is connection else None
+    return store if store is not None and store.connection is connection else None
 
 
 def install(engine: Engine) -> None:
@@ -157,7 +170,7 @@ def install(engine: Engine) -> None:
             return
         store = _store_connection(connection)
         if store is not None:
-            store[2] = True
+            store.wrote = True
             return
         tx = connection.info.get(_TX_KEY)
         if tx is not None:

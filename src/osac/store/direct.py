@@ -15,9 +15,9 @@ itself: psycopg's ``AsyncConnection`` on PostgreSQL, the one-trip SQLite connect
 193 µs of the server's CPU, psycopg alone 191 µs (``bench.statement_cost``, docs/benchmarks.md).
 
 What does not change: the pool and the isolation level are SQLAlchemy's (on PostgreSQL the
-store's own ``BEGIN`` and ``COMMIT`` go by this path, ``begin_later`` and ``end``, outside
-SQLAlchemy's transactions, whose bookkeeping cost more CPU than a statement), the statement is announced to ``before_cursor_execute`` listeners as before
-(the store's cost counters, tests that record statements), and a driver error is handed to
+store's own ``BEGIN`` and ``COMMIT`` go by this path, ``transaction``, outside SQLAlchemy's
+transactions, whose bookkeeping cost more CPU than a statement), the statement is announced to
+``before_cursor_execute`` listeners as before (the store's cost counters, tests that record statements), and a driver error is handed to
 SQLAlchemy's own handling, so it raises the same ``sqlalchemy.exc`` error and a lost connection
 is invalidated as if SQLAlchemy had run the statement.
 
@@ -40,7 +40,8 @@ is first compiled, not run differently.
 from __future__ import annotations
 
 import collections
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -310,6 +311,23 @@ def begin_later(conn: AsyncConnection, begin: str) -> None:
     _hold_begin(sync, begin)
 
 
+@asynccontextmanager
+async def transaction(conn: AsyncConnection, begin: str) -> AsyncIterator[None]:
+    """A transaction on ``conn`` that the block runs, committed when the block ends without an
+    exception. On an ``install``-ed engine (PostgreSQL) outside SQLAlchemy's transactions:
+    ``begin`` (``BEGIN``, ``SNAPSHOT``) goes with the first statement (``begin_later``) and
+    ``end`` commits; a block that fails leaves the transaction to the connection's checkin,
+    whose reset rolls back what psycopg finds open. Elsewhere (SQLite) SQLAlchemy's."""
+    sync = conn.sync_connection
+    if sync is not None and sync.engine in _INSTALLED:
+        begin_later(conn, begin)
+        yield
+        await end(conn)
+    else:
+        async with conn.begin():
+            yield
+
+
 async def end(conn: AsyncConnection) -> None:
     """End a transaction begun with ``begin_later`` outside SQLAlchemy's transactions (a read
     snapshot, a write on PostgreSQL): nothing to send if it ran no statement (its ``BEGIN`` is
@@ -326,12 +344,18 @@ async def end(conn: AsyncConnection) -> None:
     psycopg = sync.connection.driver_connection
     assert psycopg is not None
     try:
-        if held_back and not (len(held_back) == 1 and held_back[0][1] is None):
+        if held_back and not _only_begin(held_back):
             await _send(psycopg, held_back, None, True)
         await psycopg.commit()
     except BaseException as error:
         await greenlet_spawn(_raise_as_sqlalchemy, sync, error, "COMMIT", ())
         raise
+
+
+def _only_begin(held_back: list[tuple[str, Any]]) -> bool:
+    """Whether all that is held back is a ``BEGIN``: a transaction that sent nothing, with
+    nothing to commit."""
+    return len(held_back) == 1 and held_back[0][1] is None
 
 
 def _hold_begin(sync: Connection, begin: str) -> None:
@@ -364,7 +388,7 @@ def install(engine: Engine) -> None:
 
     def before_commit(connection: Connection) -> None:
         held_back = _LATER.get(connection)
-        if held_back is not None and len(held_back) == 1 and held_back[0][1] is None:
+        if held_back is not None and _only_begin(held_back):
             del _LATER[connection]  # only its BEGIN: a transaction that sent nothing has nothing to commit
         send_held_back(connection)
 

@@ -631,20 +631,12 @@ class Store:
             try:
                 with cost.transaction(conn.sync_connection):
                     tx = Tx(conn, self.clock, self.decoded)
-                    if self.dialect == "postgresql":
-                        # The connection is in autocommit; its first statement carries the BEGIN,
-                        # the events' statement the COMMIT (SQLAlchemy's transaction around them
-                        # cost more CPU than a statement).
-                        direct.begin_later(conn, "BEGIN")
+                    # On PostgreSQL the connection is in autocommit: its first statement carries
+                    # the BEGIN, the events' statement the COMMIT.
+                    async with direct.transaction(conn, "BEGIN"):
                         yield tx
                         await tx.finish()
                         await tx.append_events(then_commit=True)
-                        await direct.end(conn)
-                    else:
-                        async with conn.begin():
-                            yield tx
-                            await tx.finish()
-                            await tx.append_events(then_commit=True)
                     # Committed. The callbacks run before the connection is given back (to the pool,
                     # on PostgreSQL a round trip), so that a reader woken by the commit's NOTIFY mostly
                     # finds what they record (the parsed objects); what must not depend on that race
@@ -698,15 +690,10 @@ class Store:
                         yield tx
                         if conn.in_transaction():
                             await conn.rollback()
-                    elif self.dialect == "postgresql":
-                        # The connection is in autocommit; its first statement carries the BEGIN,
-                        # and psycopg ends the transaction it finds open (SQLAlchemy's transaction
-                        # around it cost more CPU than the read of one row).
-                        direct.begin_later(conn, direct.SNAPSHOT)
-                        yield tx
-                        await direct.end(conn)
                     else:
-                        async with conn.begin():
+                        # On PostgreSQL the connection is in autocommit: its first statement
+                        # carries the BEGIN, and the COMMIT ends what psycopg finds open.
+                        async with direct.transaction(conn, direct.SNAPSHOT):
                             yield tx
                     if tx._before_commit:
                         raise RuntimeError("a read transaction was given work to do before a commit it never makes")

@@ -49,10 +49,8 @@ def data_by_id(kind_name: str, tenants: int, lock: str | None = None) -> Select[
     """``data`` of one object by ``object_id``, in one of ``tenants`` tenants (0: in any),
     bound as ``tenant_parameters`` names them; its row locked as ``locked`` says."""
     table = LIVE[kind_name]
-    query = select(table.c.data).where(table.c.id == bindparam("object_id"))
-    if tenants:
-        query = query.where(table.c.tenant.in_([bindparam(f"tenant_{index}") for index in range(tenants)]))
-    return locked(query, lock)
+    return locked(_in_tenants(select(table.c.data).where(table.c.id == bindparam("object_id")), table, tenants),
+                  lock)
 
 
 @cache
@@ -68,10 +66,15 @@ def data_of_kind(kind_name: str, tenants: int, lock: str | None = None) -> Selec
     """``data`` of every object of the kind in one of ``tenants`` tenants (0: in any), by id,
     bound as ``tenant_parameters`` names them; their rows locked as ``locked`` says."""
     table = LIVE[kind_name]
-    query = select(table.c.data).order_by(table.c.id)
-    if tenants:
-        query = query.where(table.c.tenant.in_([bindparam(f"tenant_{index}") for index in range(tenants)]))
-    return locked(query, lock)
+    return locked(_in_tenants(select(table.c.data).order_by(table.c.id), table, tenants), lock)
+
+
+def _in_tenants(query: Select[Any], table: Table, tenants: int) -> Select[Any]:
+    """``query`` of ``table``'s rows in one of ``tenants`` tenants, bound as
+    ``tenant_parameters`` names them (0: in any)."""
+    if not tenants:
+        return query
+    return query.where(table.c.tenant.in_([bindparam(f"tenant_{index}") for index in range(tenants)]))
 
 
 def locked(query: Select[Any], lock: str | None) -> Select[Any]:
