@@ -5,13 +5,20 @@ as the provider admin, then as a tenant admin of ``acme`` create ``--ops`` Virtu
 ``--ops`` of them by id, with ``--concurrency`` closed-loop clients (each on its own gRPC channel or
 HTTP connection), over gRPC and over REST.
 
+The ``h2load`` path gets one object over gRPC with nghttp2's load generator, written in C
+(Debian's ``nghttp2-client``), ``--concurrency`` connections of one call at a time: the same
+calls as the ``grpc`` path's gets for a fraction of the client's CPU, which on a small machine
+would otherwise take cores from the server. Its ``client_cpu`` is h2load's. Each response is
+checked by its size: an error carries no message, only a status.
+
 The raw ceiling does the same writes and reads with the plain driver (``sqlite3`` / ``psycopg``,
 one connection per client thread) on a fresh database migrated by the project's own migrations:
 per create, one transaction with the object row, the revision-counter increment and the outbox
 event (plus ``pg_notify`` on PostgreSQL, as the store does), with the very row the API stored as
 the template; per get, the point select by id and tenant, JSON decoded.
 
-    python -m bench.api_throughput [--db sqlite postgresql] [--ops 2000] [--concurrency 8] [--json]
+    python -m bench.api_throughput [--db sqlite postgresql] [--transport grpc rest h2load] [--ops 2000]
+                                   [--concurrency 8] [--workers 1 2] [--json]
 """
 
 from __future__ import annotations
@@ -22,7 +29,12 @@ import contextlib
 import copy
 import json
 import random
+import re
+import shutil
 import sqlite3
+import struct
+import subprocess
+import tempfile
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -57,7 +69,9 @@ from osac.model import ids, protos
 from osac.store.codec import format_datetime
 from osac.store.engine import migrate
 
-TRANSPORTS = ("grpc", "rest")
+TRANSPORTS = ("grpc", "rest", "h2load")
+#: What runs without ``--transport``: h2load is a program of its own, asked for by name.
+DEFAULT_TRANSPORTS = ("grpc", "rest")
 SERVICE = f"{PUBLIC}.VirtualNetworks"
 COLLECTION = "/api/fulfillment/v1/virtual_networks"
 KIND = "virtual_network"
@@ -75,10 +89,13 @@ def network_body(prefix: str, index: int) -> dict[str, Any]:
 # -- through the API -----------------------------------------------------------------------------
 
 
-async def api_phase(server: ServerProcess, transport: str, ops: int, concurrency: int) -> tuple[Run, Run]:
-    """Timed creates then timed gets, by ``concurrency`` clients of ``transport``."""
+async def api_phase(server: ServerProcess, transport: str, ops: int, concurrency: int) -> tuple[Run | None, Run]:
+    """Timed creates then timed gets, by ``concurrency`` clients of ``transport`` (``h2load``:
+    gets only)."""
     token = server.tenant_token()
     meter = CpuMeter(server.pid, server.db_url)
+    if transport == "h2load":
+        return None, await h2load_gets(server, token, meter, ops, concurrency)
     if transport == "grpc":
         clients = [GrpcClient(server.grpc_target, token) for _ in range(concurrency)]
         creates = [client.unary(SERVICE, "Create") for client in clients]
@@ -137,6 +154,58 @@ async def _create_then_get(
         got = await run_async(ops, concurrency, get)
     got.cpu = cpu
     return created, got
+
+
+async def h2load_gets(server: ServerProcess, token: str, meter: CpuMeter, ops: int, concurrency: int) -> Run:
+    """``ops`` gRPC Gets of one VirtualNetwork by h2load (see the module's docstring)."""
+    h2load = shutil.which("h2load")
+    if h2load is None:
+        raise SystemExit("--transport h2load needs h2load on the PATH (Debian: apt-get install nghttp2-client)")
+    client = GrpcClient(server.grpc_target, token)
+    try:
+        network_cls = protos.message_class(f"{PUBLIC}.VirtualNetwork")
+        created = await client.unary(SERVICE, "Create")(GrpcClient.request(
+            SERVICE, "Create", object=json_format.ParseDict(network_body("h2load", 0), network_cls())))
+        request = GrpcClient.request(SERVICE, "Get", id=created.object.id)
+        answer = len((await client.unary(SERVICE, "Get")(request)).SerializeToString())
+    finally:
+        await client.close()
+    with tempfile.TemporaryDirectory(prefix="osac-h2load-") as directory:
+        body, log = Path(directory) / "get", Path(directory) / "log"
+        message = request.SerializeToString()
+        body.write_bytes(b"\0" + struct.pack(">I", len(message)) + message)  # gRPC's length-prefixed message
+        command = [h2load, "-c", str(concurrency), "-m", "1", "-t", "1", "-d", str(body), "--log-file", str(log),
+                   "-H", "content-type: application/grpc", "-H", "te: trailers",
+                   "-H", f"authorization: Bearer {token}", f"http://{server.grpc_target}/{SERVICE}/Get"]
+
+        def run(count: int) -> Run:
+            log.unlink(missing_ok=True)  # h2load appends to its log
+            output = subprocess.run([*command[:1], "-n", str(count), *command[1:]], check=True, capture_output=True,
+                                    text=True).stdout
+            return _h2load_run(output, log.read_text(), count, 5 + answer)
+
+        await asyncio.to_thread(run, 2 * concurrency)  # connections up, statements prepared
+        cpu: dict[str, float] = {}
+        with meter.measure(cpu):
+            got = await asyncio.to_thread(run, ops)
+        got.cpu = cpu
+        return got
+
+
+def _h2load_run(output: str, log: str, count: int, answer: int) -> Run:
+    """The Run of one h2load invocation of ``count`` calls, from its report and its log (a line
+    per call: start µs, HTTP status, µs to the end of the answer); every call must have been
+    answered with a message of ``answer`` bytes (an error's answer is a status alone)."""
+    finished = re.search(r"finished in ([\d.]+)(m?s)", output)
+    data = re.search(r"traffic: .*?, .*?, \S+ \((\d+)\) data", output)
+    lines = [line.split("\t") for line in log.splitlines() if line]
+    if finished is None or data is None or len(lines) != count:
+        raise RuntimeError(f"h2load: {count} calls asked, its report says otherwise:\n{output}")
+    if any(status != "200" for _, status, _ in lines) or int(data.group(1)) != count * answer:
+        raise RuntimeError(f"h2load: not every call was answered with the object ({count} x {answer} bytes):"
+                           f"\n{output}")
+    elapsed = float(finished.group(1)) / (1000 if finished.group(2) == "ms" else 1)
+    return Run(elapsed, [int(micros) / 1e6 for _, _, micros in lines])
 
 
 # -- the raw-database ceiling --------------------------------------------------------------------
@@ -277,7 +346,7 @@ def _row(db: str, path: str, op: str, run: Run, concurrency: int, raw: Run | Non
 
 async def benchmark(
     databases: Sequence[str] = DATABASES,
-    transports: Sequence[str] = TRANSPORTS,
+    transports: Sequence[str] = DEFAULT_TRANSPORTS,
     ops: int = 2000,
     concurrency: int = 8,
     raw: bool = True,
@@ -292,7 +361,7 @@ async def benchmark(
             if count > 1 and db != "postgresql":
                 continue
             with workdir() as directory, scratch_database(db, directory) as url:
-                api: dict[str, tuple[Run, Run]] = {}
+                api: dict[str, tuple[Run | None, Run]] = {}
                 with ServerProcess(url, directory, patch_tcp_nodelay=patch_tcp_nodelay, workers=count) as server:
                     await server.onboard()
                     for transport in transports:
@@ -303,7 +372,9 @@ async def benchmark(
                 for index, op in enumerate(("create", "get")):
                     baseline = ceiling[index] if ceiling else None
                     for transport, runs in api.items():
-                        rows.append({"workers": count, **_row(db, transport, op, runs[index], concurrency, baseline)})
+                        run = runs[index]
+                        if run is not None:
+                            rows.append({"workers": count, **_row(db, transport, op, run, concurrency, baseline)})
                     if baseline is not None:
                         rows.append({"workers": "", **_row(db, "raw", op, baseline, concurrency, None)})
     return rows
@@ -314,7 +385,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         prog="python -m bench.api_throughput", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--db", nargs="+", choices=DATABASES, default=list(DATABASES))
-    parser.add_argument("--transport", nargs="+", choices=TRANSPORTS, default=list(TRANSPORTS))
+    parser.add_argument("--transport", nargs="+", choices=TRANSPORTS, default=list(DEFAULT_TRANSPORTS))
     parser.add_argument("--ops", type=int, default=2000, help="creates, and then gets, per path (default 2000)")
     parser.add_argument("--concurrency", type=int, default=8, help="concurrent clients (default 8)")
     parser.add_argument("--no-raw", action="store_true", help="skip the raw-database ceiling")

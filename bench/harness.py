@@ -451,14 +451,15 @@ def _tree_cpu(pid: int) -> float:
     return total
 
 
-def _process_cpu(pid: int) -> float:
-    """User + system CPU seconds of one process (0 once it is gone)."""
+def _process_cpu(pid: int, children: bool = False) -> float:
+    """User + system CPU seconds of one process (0 once it is gone); with ``children``, also of
+    its children that ended and were waited for (the client's h2load)."""
     try:
         with open(f"/proc/{pid}/stat") as handle:
             fields = handle.read().rpartition(")")[2].split()
     except OSError:
         return 0.0
-    return (int(fields[11]) + int(fields[12])) / _TICKS
+    return sum(int(value) for value in fields[11:15 if children else 13]) / _TICKS
 
 
 def _postgres_backends(url: str | None) -> list[int]:
@@ -482,7 +483,7 @@ def _busy_cores_seconds() -> float:
 
 class CpuMeter:
     """CPU used during a phase, in cores (1.0 = one core busy for the whole phase): by the server
-    process, by this (client) process, by the PostgreSQL backends connected to the benchmark's
+    process, by this (client) process and the programs it ran, by the PostgreSQL backends connected to the benchmark's
     database (alive at both ends of the phase), and by everything else on the machine
     (``other``: other users' work competing for the same cores, which makes a run noisy)."""
 
@@ -493,7 +494,7 @@ class CpuMeter:
     def _sample(self) -> dict[str, Any]:
         backends = {pid: _process_cpu(pid) for pid in _postgres_backends(self.db_url)}
         return {"server": _tree_cpu(self.server_pid) if self.server_pid else 0.0,
-                "client": _process_cpu(os.getpid()), "postgres": backends, "machine": _busy_cores_seconds()}
+                "client": _process_cpu(os.getpid(), children=True), "postgres": backends, "machine": _busy_cores_seconds()}
 
     @contextlib.contextmanager
     def measure(self, into: dict[str, float]) -> Iterator[None]:

@@ -7,6 +7,7 @@ watcher got every event, List answers are right), never how fast anything is.
 from __future__ import annotations
 
 import math
+import shutil
 
 import pytest
 
@@ -41,6 +42,37 @@ async def test_api_throughput(db: str) -> None:
         assert 0 <= row["p50_ms"] <= row["p99_ms"] and row["p99_ms"] > 0
         if row["path"] != "raw":
             assert row["pct_of_raw"] > 0
+
+
+@pytest.mark.skipif(shutil.which("h2load") is None, reason="h2load (Debian's nghttp2-client; .ci/run installs it)")
+@pytest.mark.parametrize("db", DATABASES)
+async def test_api_throughput_gets_by_h2load(db: str) -> None:
+    rows = await api_throughput.benchmark([db], transports=("h2load",), ops=50, concurrency=4)
+    assert {(row["path"], row["op"]) for row in rows} == {("h2load", "get"), ("raw", "create"), ("raw", "get")}
+    (row,) = [row for row in rows if row["path"] == "h2load"]
+    assert row["ops"] == 50 and row["ops_per_s"] > 0 and 0 < row["p50_ms"] <= row["p99_ms"]
+
+
+H2LOAD_REPORT = """finished in 1.25s, 40.00 req/s, 5.12KB/s
+requests: 50 total, 50 started, 50 done, 50 succeeded, 0 failed, 0 errored, 0 timeout
+status codes: 50 2xx, 0 3xx, 0 4xx, 0 5xx
+traffic: 7.60KB (7782) total, 1.95KB (2000) headers (space savings 80.00%), {data} ({data}) data
+"""
+
+
+def test_an_h2load_run_is_read_from_its_report_and_log() -> None:
+    log = "".join(f"{1_700_000_000_000_000 + i}\t200\t{1000 + i}\n" for i in range(50))
+    run = api_throughput._h2load_run(H2LOAD_REPORT.format(data=50 * 105), log, 50, 105)
+    assert run.elapsed == 1.25 and len(run.latencies) == 50 and run.latencies[0] == 0.001
+
+
+def test_an_h2load_call_answered_with_an_error_fails_the_run() -> None:
+    log = "".join(f"{1_700_000_000_000_000 + i}\t200\t1000\n" for i in range(50))
+    # one answer without the object (a gRPC error: HTTP 200, the status in the trailers, no message)
+    with pytest.raises(RuntimeError, match="not every call was answered with the object"):
+        api_throughput._h2load_run(H2LOAD_REPORT.format(data=49 * 105), log, 50, 105)
+    with pytest.raises(RuntimeError, match="50 calls asked"):
+        api_throughput._h2load_run(H2LOAD_REPORT.format(data=50 * 105), log.split("\n", 1)[1], 50, 105)
 
 
 async def test_api_throughput_with_two_workers() -> None:
