@@ -5,6 +5,8 @@ statement, named rows), raises SQLAlchemy's errors, announces each statement to
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Any
@@ -18,12 +20,15 @@ from sqlalchemy import (
     Table,
     bindparam,
     event,
+    func,
     insert,
     literal,
     select,
+    text,
     update,
 )
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from osac.model import registry
 from osac.store import direct, statements
@@ -135,3 +140,70 @@ async def test_a_statement_it_would_run_differently_is_refused_when_first_compil
         # A column's Python-side default is SQLAlchemy's to fill in (refused before anything is sent).
         with pytest.raises(ValueError, match="defaults"):
             await direct.execute(tx.conn, insert(WITH_DEFAULT), {"id": "one"})
+
+
+# -- PostgreSQL: statements through libpq (direct._run_prepared) --------------------------------
+
+PREPARED = text("SELECT name FROM pg_prepared_statements WHERE name LIKE 'osac%' ORDER BY name")
+#: A statement of an integer parameter, whose type psycopg picks by the value (int2 up to 32,767, then int4).
+AT_LEAST = select(TABLE.c.id).where(TABLE.c.version >= bindparam("least"))
+
+
+async def _prepared(conn: AsyncConnection) -> list[str]:
+    return [row[0] for row in (await conn.execute(PREPARED)).all()]
+
+
+async def test_a_statement_is_prepared_on_its_sixth_run_on_a_connection(pg_store: Store) -> None:
+    async with pg_store.write() as tx:
+        await direct.execute(tx.conn, statements.insert_object(VN.name), _row())
+    async with pg_store.engines.statements.connect() as conn:
+        answers = []
+        for run in range(1, 8):
+            answers.append((await direct.execute(conn, BY_ID, {"object_id": "vn-1"})).first())
+            assert await _prepared(conn) == ([] if run < 6 else ["osac_0"]), run
+        assert all(answer == answers[0] for answer in answers) and answers[0][3] == DOCUMENT
+        # the same SQL with values of another type is another statement of the server's
+        for _ in range(6):
+            assert (await direct.execute(conn, AT_LEAST, {"least": 3})).all() == [("vn-1",)]
+            assert (await direct.execute(conn, AT_LEAST, {"least": 40_000})).all() == []
+        assert await _prepared(conn) == ["osac_0", "osac_1", "osac_2"]
+
+
+async def test_a_failed_statement_is_sqlalchemy_s_error_and_the_connection_serves_on(pg_store: Store) -> None:
+    divide = select(literal(1, Integer).op("/", return_type=Integer)(bindparam("by", type_=Integer)))
+    async with pg_store.engines.statements.connect() as conn:
+        for _ in range(7):  # unprepared, then prepared
+            with pytest.raises(DBAPIError, match="division by zero"):
+                await direct.execute(conn, divide, {"by": 0})
+            assert (await direct.execute(conn, divide, {"by": 1})).scalar_one() == 1
+
+
+async def test_a_cancelled_statement_is_cancelled_on_the_server(pg_store: Store) -> None:
+    sleep = select(func.pg_sleep(bindparam("seconds", type_=Integer)))
+    async with pg_store.engines.statements.connect() as conn:
+        running = asyncio.create_task(direct.execute(conn, sleep, {"seconds": 30}))
+        await asyncio.sleep(0.3)
+        started = time.monotonic()
+        running.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await running
+        assert (await direct.execute(conn, select(literal(1) + bindparam("n", type_=Integer)), {"n": 1})
+                ).scalar_one() == 2
+        assert time.monotonic() - started < 5  # not the 30 s of the sleep: it was cancelled
+
+
+async def test_prepared_statements_outlive_a_rollback_and_psycopg_prepares_none_of_its_own(pg_store: Store) -> None:
+    async with pg_store.write() as tx:
+        await direct.execute(tx.conn, statements.insert_object(VN.name), _row())
+    async with pg_store.engines.writer.connect() as conn:
+        for _ in range(6):
+            await direct.execute(conn, BY_ID, {"object_id": "vn-1"})
+        raw = (await conn.get_raw_connection()).driver_connection
+        assert raw is not None
+        for _ in range(10):  # psycopg's cursor would prepare this one from its sixth run
+            await raw.execute("SELECT count(*) FROM virtual_networks")
+        await raw.execute("BEGIN")
+        await raw.execute("SELECT 1")
+        await raw.rollback()  # psycopg follows a rollback with DEALLOCATE ALL where it prepared any
+        assert await _prepared(conn) == ["osac_0"]
+        assert (await direct.execute(conn, BY_ID, {"object_id": "vn-1"})).first()[3] == DOCUMENT

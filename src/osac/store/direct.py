@@ -11,7 +11,8 @@ and result processors (the same SQLAlchemy's compiler gives its own execution, s
 document or a timestamp is bound and read back exactly as there), and each execution hands the
 text and the processed values to the driver's connection of the transaction, in the event loop
 itself: psycopg's ``AsyncConnection`` on PostgreSQL, the one-trip SQLite connection
-(``sqlite_driver.py``) on SQLite. Measured on PostgreSQL, a read of one object by id: 301 ->
+(``sqlite_driver.py``) on SQLite. On PostgreSQL a statement sent alone also goes past psycopg's
+cursor, through libpq with psycopg's own transformer and wait (``_run_prepared``). Measured on PostgreSQL, a read of one object by id: 301 ->
 193 µs of the server's CPU, psycopg alone 191 µs (``bench.statement_cost``, docs/benchmarks.md).
 
 What does not change: the pool and the isolation level are SQLAlchemy's (on PostgreSQL the
@@ -40,6 +41,7 @@ is first compiled, not run differently.
 from __future__ import annotations
 
 import collections
+import re
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -47,9 +49,11 @@ from functools import cached_property
 from typing import Any
 from weakref import WeakKeyDictionary, WeakSet
 
-from psycopg import AsyncClientCursor
+from psycopg import AsyncClientCursor, generators
 from psycopg import AsyncConnection as AsyncConnection_
-from psycopg.pq import TransactionStatus
+from psycopg import errors as psycopg_errors
+from psycopg.adapt import PyFormat, Transformer
+from psycopg.pq import ExecStatus, TransactionStatus
 from sqlalchemy import event
 from sqlalchemy.engine import Connection, Dialect, Engine
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -63,6 +67,10 @@ from osac.store.sqlite_driver import OneTripConnection
 Processor = Callable[[Any], Any]
 #: ``collections.namedtuple``, called with field names known only at run time.
 _named_tuple: Callable[..., Any] = collections.namedtuple
+
+
+#: A pyformat placeholder (SQLAlchemy names every one) or an escaped ``%``.
+_PYFORMAT = re.compile(r"%\(([^)]+)\)s|%%")
 
 
 @dataclass(frozen=True)
@@ -101,6 +109,18 @@ class Compiled:
             make = self.named_row
             return [make(row) for row in rows]
         return rows
+
+    @cached_property
+    def numbered(self) -> tuple[bytes, tuple[str, ...]]:
+        """The SQL text with PostgreSQL's own placeholders (``$1``...; pyformat's ``%%`` made
+        ``%``), and the parameter names in their order (``_run_prepared``)."""
+        order: dict[str, int] = {}
+
+        def number(match: re.Match[str]) -> str:
+            name = match.group(1)
+            return "%" if name is None else f"${order.setdefault(name, len(order) + 1)}"
+
+        return _PYFORMAT.sub(number, self.sql).encode(), tuple(order)
 
     @cached_property
     def named_row(self) -> Callable[[Iterable[Any]], tuple[Any, ...]]:
@@ -216,10 +236,7 @@ async def execute(conn: AsyncConnection, statement: Executable, parameters: Mapp
                 # the server runs them in order and answers once.
                 rows, rowcount = await _send(psycopg, held_back or [], (form.sql, values), then_commit)
             else:
-                async with psycopg.cursor() as cursor:
-                    await cursor.execute(form.sql, values)
-                    rows = await cursor.fetchall() if cursor.description else []
-                    rowcount = cursor.rowcount
+                rows, rowcount = await _run_prepared(psycopg, form, values)
     except BaseException as error:
         await greenlet_spawn(_raise_as_sqlalchemy, sync, error, form.sql, values)
         raise
@@ -261,6 +278,84 @@ def held_back(conn: AsyncConnection) -> bool:
 _LATER: WeakKeyDictionary[Connection, list[tuple[str, Any]]] = WeakKeyDictionary()
 #: The PostgreSQL engines whose connections send them (``install``).
 _INSTALLED: WeakSet[Engine] = WeakSet()
+
+
+class _Session:
+    """What the direct path keeps for one psycopg connection: its transformer (psycopg's
+    dumping of values and loading of rows, by the connection's adapters) and, by SQL text and
+    parameter types, how often each statement ran unprepared or the name it was prepared under."""
+
+    #: Runs of a statement before it is prepared on the server: psycopg's own default
+    #: (``prepare_threshold``), so a statement costs the same round trips as through its cursor.
+    PREPARE_AFTER = 5
+    #: Statements prepared per connection at most; past it, the rest run unprepared.
+    LIMIT = 1000
+
+    __slots__ = ("transformer", "statements", "prepared")
+
+    def __init__(self, psycopg: AsyncConnection_) -> None:
+        self.transformer = Transformer(psycopg)
+        self.statements: dict[tuple[bytes, tuple[int, ...] | None], int | bytes] = {}
+        self.prepared = 0
+
+
+_SESSIONS: WeakKeyDictionary[AsyncConnection_, _Session] = WeakKeyDictionary()
+_AUTO = PyFormat.AUTO
+
+
+async def _run_prepared(psycopg: AsyncConnection_, form: Compiled, values: Mapping[str, Any]) -> tuple[list[Any], int]:
+    """Run ``form`` on ``psycopg``, prepared on the server from its sixth run on the connection
+    with these parameter types (the prepare in a round trip of its own, as psycopg's cursor
+    does); its rows (tuples) and row count. Only on a connection where psycopg prepares nothing
+    itself (``prepare_threshold`` None: the store's engines): psycopg ends every rollback of a
+    connection where it prepared statements with ``DEALLOCATE ALL``, which would drop these too.
+
+    What psycopg's cursor does for a statement, without its per-execution machinery (a cursor,
+    the query's conversion and the prepared statements' bookkeeping, done once here;
+    docs/benchmarks.md, "A load generator in C, and a statement through libpq"): the values are
+    dumped and the rows loaded by psycopg's own transformer, and each round trip is psycopg's
+    own wait, under the connection's lock, so a cancelled statement is cancelled on the server
+    as psycopg does. A failed statement raises psycopg's error."""
+    sql, names = form.numbered
+    async with psycopg.lock:
+        session = _SESSIONS.get(psycopg)
+        if session is None:
+            session = _SESSIONS[psycopg] = _Session(psycopg)
+        transformer = session.transformer
+        parameters = transformer.dump_sequence([values[name] for name in names], [_AUTO] * len(names))
+        types = transformer.types
+        pgconn = psycopg.pgconn
+        key = (sql, types)
+        seen = session.statements.get(key, 0)
+        if seen == _Session.PREPARE_AFTER and session.prepared < _Session.LIMIT and psycopg.prepare_threshold is None:
+            seen = b"osac_%d" % session.prepared
+            pgconn.send_prepare(seen, sql, param_types=types)
+            _checked(psycopg, await psycopg.wait(generators.execute(pgconn)))
+            session.prepared += 1
+            session.statements[key] = seen
+        if isinstance(seen, bytes):
+            pgconn.send_query_prepared(seen, parameters, param_formats=transformer.formats)
+        else:
+            pgconn.send_query_params(sql, parameters, param_types=types, param_formats=transformer.formats)
+            session.statements[key] = seen + 1
+        result = _checked(psycopg, await psycopg.wait(generators.execute(pgconn)))
+        if result.status != ExecStatus.TUPLES_OK:
+            rowcount = result.command_tuples
+            return [], -1 if rowcount is None else rowcount
+        transformer.set_pgresult(result)
+        return transformer.load_rows(0, result.ntuples, tuple), result.ntuples
+
+
+def _checked(psycopg: AsyncConnection_, results: list[Any]) -> Any:
+    """The one result of a statement, or its error raised as psycopg raises it."""
+    if len(results) != 1:
+        raise psycopg_errors.InternalError(f"expected one result from the statement, got {len(results)}")
+    (result,) = results
+    if result.status == ExecStatus.FATAL_ERROR:
+        raise psycopg_errors.error_from_result(result, encoding=psycopg.info.encoding)
+    if result.status not in (ExecStatus.TUPLES_OK, ExecStatus.COMMAND_OK):
+        raise psycopg_errors.InternalError(f"unexpected result status {ExecStatus(result.status).name}")
+    return result
 
 
 async def _send(psycopg: AsyncConnection_, held_back: list[tuple[str, Any]], last: tuple[str, Any] | None,

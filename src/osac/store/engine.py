@@ -177,10 +177,14 @@ def create_engines(url: str) -> Engines:
         cost.install(writer.sync_engine)
         cost.install(reader.sync_engine)
         return Engines(url, writer, reader, reader)
+    # psycopg prepares no statement of its own: the store's statements are prepared by the
+    # direct path (``direct._run_prepared``), and psycopg would drop them with its own at every
+    # rollback (``DEALLOCATE ALL``).
+    unprepared = {"prepare_threshold": None}
     engine = create_async_engine(url, pool_size=WRITER_POOL[0], max_overflow=WRITER_POOL[1],
-                                 isolation_level="AUTOCOMMIT")
+                                 isolation_level="AUTOCOMMIT", connect_args=unprepared)
     statements = create_async_engine(url, pool_size=STATEMENT_POOL[0], max_overflow=STATEMENT_POOL[1],
-                                     isolation_level="AUTOCOMMIT")
+                                     isolation_level="AUTOCOMMIT", connect_args=unprepared)
     _AUTOCOMMIT.add(statements.sync_engine)
     for each in (engine, statements):
         _ping_when_idle(each)
