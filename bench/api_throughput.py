@@ -174,13 +174,13 @@ async def h2load_gets(server: ServerProcess, token: str, meter: CpuMeter, ops: i
         body, log = Path(directory) / "get", Path(directory) / "log"
         message = request.SerializeToString()
         body.write_bytes(b"\0" + struct.pack(">I", len(message)) + message)  # gRPC's length-prefixed message
-        command = [h2load, "-c", str(concurrency), "-m", "1", "-t", "1", "-d", str(body), "--log-file", str(log),
+        options = ["-c", str(concurrency), "-m", "1", "-t", "1", "-d", str(body), "--log-file", str(log),
                    "-H", "content-type: application/grpc", "-H", "te: trailers",
                    "-H", f"authorization: Bearer {token}", f"http://{server.grpc_target}/{SERVICE}/Get"]
 
         def run(count: int) -> Run:
             log.unlink(missing_ok=True)  # h2load appends to its log
-            output = subprocess.run([*command[:1], "-n", str(count), *command[1:]], check=True, capture_output=True,
+            output = subprocess.run([h2load, "-n", str(count), *options], check=True, capture_output=True,
                                     text=True).stdout
             return _h2load_run(output, log.read_text(), count, 5 + answer)
 

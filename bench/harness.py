@@ -483,8 +483,9 @@ def _busy_cores_seconds() -> float:
 
 class CpuMeter:
     """CPU used during a phase, in cores (1.0 = one core busy for the whole phase): by the server
-    process, by this (client) process and the programs it ran, by the PostgreSQL backends connected to the benchmark's
-    database (alive at both ends of the phase), and by everything else on the machine
+    process, by this (client) process and the programs it ran, by the PostgreSQL backends
+    connected to the benchmark's database (alive at both ends of the phase), and by everything
+    else on the machine
     (``other``: other users' work competing for the same cores, which makes a run noisy)."""
 
     def __init__(self, server_pid: int, db_url: str | None = None) -> None:
@@ -494,7 +495,8 @@ class CpuMeter:
     def _sample(self) -> dict[str, Any]:
         backends = {pid: _process_cpu(pid) for pid in _postgres_backends(self.db_url)}
         return {"server": _tree_cpu(self.server_pid) if self.server_pid else 0.0,
-                "client": _process_cpu(os.getpid(), children=True), "postgres": backends, "machine": _busy_cores_seconds()}
+                "client": _process_cpu(os.getpid(), children=True), "postgres": backends,
+                "machine": _busy_cores_seconds()}
 
     @contextlib.contextmanager
     def measure(self, into: dict[str, float]) -> Iterator[None]:

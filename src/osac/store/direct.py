@@ -11,9 +11,10 @@ and result processors (the same SQLAlchemy's compiler gives its own execution, s
 document or a timestamp is bound and read back exactly as there), and each execution hands the
 text and the processed values to the driver's connection of the transaction, in the event loop
 itself: psycopg's ``AsyncConnection`` on PostgreSQL, the one-trip SQLite connection
-(``sqlite_driver.py``) on SQLite. On PostgreSQL a statement sent alone also goes past psycopg's
-cursor, through libpq with psycopg's own transformer and wait (``_run_prepared``). Measured on PostgreSQL, a read of one object by id: 301 ->
+(``sqlite_driver.py``) on SQLite. Measured on PostgreSQL, a read of one object by id: 301 ->
 193 µs of the server's CPU, psycopg alone 191 µs (``bench.statement_cost``, docs/benchmarks.md).
+On PostgreSQL a statement sent alone also goes past psycopg's cursor, through libpq with
+psycopg's own transformer and wait (``_run_prepared``): 135 -> 105 µs.
 
 What does not change: the pool and the isolation level are SQLAlchemy's (on PostgreSQL the
 store's own ``BEGIN`` and ``COMMIT`` go by this path, ``transaction``, outside SQLAlchemy's
@@ -291,12 +292,14 @@ class _Session:
     #: Statements prepared per connection at most; past it, the rest run unprepared.
     LIMIT = 1000
 
-    __slots__ = ("transformer", "statements", "prepared")
+    __slots__ = ("transformer", "statements", "prepared", "limit")
 
     def __init__(self, psycopg: AsyncConnection_) -> None:
         self.transformer = Transformer(psycopg)
         self.statements: dict[tuple[bytes, tuple[int, ...] | None], int | bytes] = {}
         self.prepared = 0
+        #: None prepared where psycopg prepares statements of its own (its rollbacks would drop them).
+        self.limit = self.LIMIT if psycopg.prepare_threshold is None else 0
 
 
 _SESSIONS: WeakKeyDictionary[AsyncConnection_, _Session] = WeakKeyDictionary()
@@ -327,7 +330,7 @@ async def _run_prepared(psycopg: AsyncConnection_, form: Compiled, values: Mappi
         pgconn = psycopg.pgconn
         key = (sql, types)
         seen = session.statements.get(key, 0)
-        if seen == _Session.PREPARE_AFTER and session.prepared < _Session.LIMIT and psycopg.prepare_threshold is None:
+        if seen == _Session.PREPARE_AFTER and session.prepared < session.limit:
             seen = b"osac_%d" % session.prepared
             pgconn.send_prepare(seen, sql, param_types=types)
             _checked(psycopg, await psycopg.wait(generators.execute(pgconn)))
