@@ -81,20 +81,47 @@ async def test_live_watch_over_grpc_sees_update_and_delete(server) -> None:
     alice = server.rest(token)
     async with server.grpc(token) as client:
         stream = client.stream(f"{protos.PUBLIC}.Events", "Watch", filter="has(event.virtual_network)")
-        await asyncio.sleep(0.3)
+        async with asyncio.timeout(10):  # the headers come once the stream is live, before any event
+            await stream.initial_metadata()
         [vn] = await _make_networks(alice, 1)
         await alice.request("PATCH", f"/api/fulfillment/v1/virtual_networks/{vn}", json={"metadata": {"labels": {"a": "b"}}})
         await alice.request("DELETE", f"/api/fulfillment/v1/virtual_networks/{vn}")
         events = []
-        async for response in stream:
-            events.append(response.event)
-            if len(events) == 3:
-                break
+        async with asyncio.timeout(20):
+            async for response in stream:
+                events.append(response.event)
+                if len(events) == 3:
+                    break
         stream.cancel()
     assert [e.type for e in events] == [1, 2, 3]
     assert [e.virtual_network.id for e in events] == [vn] * 3
     assert events[1].virtual_network.metadata.labels["a"] == "b"
     assert events[0].revision < events[1].revision < events[2].revision
+
+
+async def test_a_live_watch_over_rest_is_live_once_its_headers_came(server) -> None:
+    """A REST stream's status line comes once the stream is established: the first change
+    committed after it is the stream's first line, with no wait on the client's side."""
+    import json
+
+    import httpx
+
+    await _tenant(server)
+    token = server.token(Role.TENANT_ADMIN, ("acme",), user="alice")
+    headers = {"authorization": f"Bearer {token}"}
+    async with (
+        asyncio.timeout(20),
+        httpx.AsyncClient(base_url=server.http_url, timeout=None) as http,
+        http.stream("GET", "/api/events/v1/events", params={"filter": "has(event.virtual_network)"},
+                    headers=headers) as response,
+    ):
+        assert response.status_code == 200
+        [vn] = await _make_networks(server.rest(token), 1)
+        async for line in response.aiter_lines():
+            if line.strip():
+                break
+    kind, created = payload(json.loads(line))
+    assert (kind, created["id"]) == ("virtual_network", vn)
 
 
 async def test_resume_from_pruned_revision_is_out_of_range(server) -> None:
@@ -139,7 +166,8 @@ async def test_streams_that_only_choose_kinds_are_served_from_the_shared_window(
     kinds = "has(event.virtual_network) || has(event.subnet)"
     async with server.grpc(acme) as client:
         streams = [client.stream(f"{protos.PUBLIC}.Events", "Watch", filter=kinds) for _ in range(20)]
-        await asyncio.sleep(0.5)
+        async with asyncio.timeout(10):  # every stream live before the first change
+            await asyncio.gather(*(stream.initial_metadata() for stream in streams))
 
         async def statements_of(make) -> int:
             await asyncio.sleep(0.3)
@@ -163,12 +191,13 @@ async def test_streams_that_only_choose_kinds_are_served_from_the_shared_window(
         assert many <= one + 2, (many, one)  # a poll may fall in either window; never one per stream
 
         seen = []
-        async for response in streams[0]:
-            event = response.event
-            seen.append((event.WhichOneof("payload"), event.type, event.virtual_network.id,
-                         dict(event.virtual_network.metadata.labels)))
-            if len(seen) == 3:
-                break
+        async with asyncio.timeout(20):
+            async for response in streams[0]:
+                event = response.event
+                seen.append((event.WhichOneof("payload"), event.type, event.virtual_network.id,
+                             dict(event.virtual_network.metadata.labels)))
+                if len(seen) == 3:
+                    break
         streams[0].cancel()
     assert seen == [("virtual_network", 1, vn, {}), ("virtual_network", 2, vn, {"seen": "yes"}),
                     ("virtual_network", 2, vn, {"seen": "again"})]

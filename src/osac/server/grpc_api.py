@@ -165,6 +165,9 @@ def _streaming(
                 _metadata(context, "authorization"), private=private
             )
             stream = await function(caller, decode(request_cls, data))
+            # The headers say the stream is established: a live-only Watch has read the revision
+            # it starts after, so every later commit is in it (docs/watch.md "Semantics").
+            await context.send_initial_metadata(())
             watch = _StallWatch(stall_seconds)
             loop = watch.loop
             try:
