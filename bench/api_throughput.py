@@ -9,7 +9,8 @@ The ``h2load`` path gets one object over gRPC with nghttp2's load generator, wri
 (Debian's ``nghttp2-client``), ``--concurrency`` connections of one call at a time: the same
 calls as the ``grpc`` path's gets for a fraction of the client's CPU, which on a small machine
 would otherwise take cores from the server. Its ``client_cpu`` is h2load's. Each response is
-checked by its size: an error carries no message, only a status.
+checked by its size: an error carries no message, only a status. ``h2load-rest`` does the same
+over REST (HTTP/1.1 keep-alive connections), each answer checked by its status and size.
 
 The raw ceiling does the same writes and reads with the plain driver (``sqlite3`` / ``psycopg``,
 one connection per client thread) on a fresh database migrated by the project's own migrations:
@@ -17,7 +18,7 @@ per create, one transaction with the object row, the revision-counter increment 
 event (plus ``pg_notify`` on PostgreSQL, as the store does), with the very row the API stored as
 the template; per get, the point select by id and tenant, JSON decoded.
 
-    python -m bench.api_throughput [--db sqlite postgresql] [--transport grpc rest h2load] [--ops 2000]
+    python -m bench.api_throughput [--db sqlite postgresql] [--transport grpc rest h2load h2load-rest] [--ops 2000]
                                    [--concurrency 8] [--workers 1 2] [--json]
 """
 
@@ -69,7 +70,7 @@ from osac.model import ids, protos
 from osac.store.codec import format_datetime
 from osac.store.engine import migrate
 
-TRANSPORTS = ("grpc", "rest", "h2load")
+TRANSPORTS = ("grpc", "rest", "h2load", "h2load-rest")
 #: What runs without ``--transport``: h2load is a program of its own, asked for by name.
 DEFAULT_TRANSPORTS = ("grpc", "rest")
 SERVICE = f"{PUBLIC}.VirtualNetworks"
@@ -90,12 +91,12 @@ def network_body(prefix: str, index: int) -> dict[str, Any]:
 
 
 async def api_phase(server: ServerProcess, transport: str, ops: int, concurrency: int) -> tuple[Run | None, Run]:
-    """Timed creates then timed gets, by ``concurrency`` clients of ``transport`` (``h2load``:
+    """Timed creates then timed gets, by ``concurrency`` clients of ``transport`` (h2load's:
     gets only)."""
     token = server.tenant_token()
     meter = CpuMeter(server.pid, server.db_url)
-    if transport == "h2load":
-        return None, await h2load_gets(server, token, meter, ops, concurrency)
+    if transport.startswith("h2load"):
+        return None, await h2load_gets(server, token, meter, ops, concurrency, rest=transport == "h2load-rest")
     if transport == "grpc":
         clients = [GrpcClient(server.grpc_target, token) for _ in range(concurrency)]
         creates = [client.unary(SERVICE, "Create") for client in clients]
@@ -156,8 +157,11 @@ async def _create_then_get(
     return created, got
 
 
-async def h2load_gets(server: ServerProcess, token: str, meter: CpuMeter, ops: int, concurrency: int) -> Run:
-    """``ops`` gRPC Gets of one VirtualNetwork by h2load (see the module's docstring)."""
+async def h2load_gets(
+    server: ServerProcess, token: str, meter: CpuMeter, ops: int, concurrency: int, rest: bool = False
+) -> Run:
+    """``ops`` Gets of one VirtualNetwork by h2load, over gRPC or REST (see the module's
+    docstring)."""
     h2load = shutil.which("h2load")
     if h2load is None:
         raise SystemExit("--transport h2load needs h2load on the PATH (Debian: apt-get install nghttp2-client)")
@@ -165,24 +169,32 @@ async def h2load_gets(server: ServerProcess, token: str, meter: CpuMeter, ops: i
     try:
         network_cls = protos.message_class(f"{PUBLIC}.VirtualNetwork")
         created = await client.unary(SERVICE, "Create")(GrpcClient.request(
-            SERVICE, "Create", object=json_format.ParseDict(network_body("h2load", 0), network_cls())))
+            SERVICE, "Create", object=json_format.ParseDict(network_body("h2load-rest" if rest else "h2load", 0), network_cls())))
         request = GrpcClient.request(SERVICE, "Get", id=created.object.id)
-        answer = len((await client.unary(SERVICE, "Get")(request)).SerializeToString())
+        answer = 5 + len((await client.unary(SERVICE, "Get")(request)).SerializeToString())
     finally:
         await client.close()
+    url = f"{server.http_url}{COLLECTION}/{created.object.id}"
+    if rest:
+        async with rest_client(server.http_url, token) as http:
+            answer = len((await http.get(url)).content)
     with tempfile.TemporaryDirectory(prefix="osac-h2load-") as directory:
         body, log = Path(directory) / "get", Path(directory) / "log"
-        message = request.SerializeToString()
-        body.write_bytes(b"\0" + struct.pack(">I", len(message)) + message)  # gRPC's length-prefixed message
-        options = ["-c", str(concurrency), "-m", "1", "-t", "1", "-d", str(body), "--log-file", str(log),
-                   "-H", "content-type: application/grpc", "-H", "te: trailers",
-                   "-H", f"authorization: Bearer {token}", f"http://{server.grpc_target}/{SERVICE}/Get"]
+        options = ["-c", str(concurrency), "-m", "1", "-t", "1", "--log-file", str(log),
+                   "-H", f"authorization: Bearer {token}"]
+        if rest:
+            options += ["--h1", url]
+        else:
+            message = request.SerializeToString()
+            body.write_bytes(b"\0" + struct.pack(">I", len(message)) + message)  # gRPC's length-prefixed message
+            options += ["-d", str(body), "-H", "content-type: application/grpc", "-H", "te: trailers",
+                        f"http://{server.grpc_target}/{SERVICE}/Get"]
 
         def run(count: int) -> Run:
             log.unlink(missing_ok=True)  # h2load appends to its log
             output = subprocess.run([h2load, "-n", str(count), *options], check=True, capture_output=True,
                                     text=True).stdout
-            return _h2load_run(output, log.read_text(), count, 5 + answer)
+            return _h2load_run(output, log.read_text(), count, answer)
 
         await asyncio.to_thread(run, 2 * concurrency)  # connections up, statements prepared
         cpu: dict[str, float] = {}
@@ -195,7 +207,7 @@ async def h2load_gets(server: ServerProcess, token: str, meter: CpuMeter, ops: i
 def _h2load_run(output: str, log: str, count: int, answer: int) -> Run:
     """The Run of one h2load invocation of ``count`` calls, from its report and its log (a line
     per call: start µs, HTTP status, µs to the end of the answer); every call must have been
-    answered with a message of ``answer`` bytes (an error's answer is a status alone)."""
+    answered with status 200 and ``answer`` bytes (a gRPC error's answer is a status alone)."""
     finished = re.search(r"finished in ([\d.]+)(m?s)", output)
     data = re.search(r"traffic: .*?, .*?, \S+ \((\d+)\) data", output)
     lines = [line.split("\t") for line in log.splitlines() if line]

@@ -47,10 +47,19 @@ async def test_api_throughput(db: str) -> None:
 @pytest.mark.skipif(shutil.which("h2load") is None, reason="h2load (Debian's nghttp2-client; .ci/run installs it)")
 @pytest.mark.parametrize("db", DATABASES)
 async def test_api_throughput_gets_by_h2load(db: str) -> None:
-    rows = await api_throughput.benchmark([db], transports=("h2load",), ops=50, concurrency=4)
-    assert {(row["path"], row["op"]) for row in rows} == {("h2load", "get"), ("raw", "create"), ("raw", "get")}
-    (row,) = [row for row in rows if row["path"] == "h2load"]
-    assert row["ops"] == 50 and row["ops_per_s"] > 0 and 0 < row["p50_ms"] <= row["p99_ms"]
+    rows = await api_throughput.benchmark([db], transports=("h2load", "h2load-rest"), ops=50, concurrency=4)
+    assert {(row["path"], row["op"]) for row in rows} == {
+        ("h2load", "get"), ("h2load-rest", "get"), ("raw", "create"), ("raw", "get")}
+    for row in rows:
+        if row["path"].startswith("h2load"):
+            assert row["ops"] == 50 and row["ops_per_s"] > 0 and 0 < row["p50_ms"] <= row["p99_ms"]
+
+
+def test_an_h2load_rest_get_answered_with_an_error_fails_the_run() -> None:
+    """Over REST an error is another status (and another body)."""
+    log = "".join(f"{1_700_000_000_000_000 + i}\t{404 if i == 7 else 200}\t1000\n" for i in range(50))
+    with pytest.raises(RuntimeError, match="not every call was answered with the object"):
+        api_throughput._h2load_run(H2LOAD_REPORT.format(data=50 * 105), log, 50, 105)
 
 
 H2LOAD_REPORT = """finished in 1.25s, 40.00 req/s, 5.12KB/s

@@ -8,7 +8,7 @@ import asyncio
 
 import psycopg
 import pytest
-from sqlalchemy import text
+from sqlalchemy import event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import QueuePool
@@ -100,6 +100,26 @@ async def test_a_connection_is_kept_only_while_the_pool_can_spare_it(db_url: str
         await engine.dispose()
 
 
+async def test_a_shelf_leaves_its_spare_connections_to_the_pool_s_other_users(db_url: str) -> None:
+    """A pool of four without overflow (PostgreSQL's kind) and a spare of two: of four given
+    back, one is kept; the other users always find two."""
+    engine = create_async_engine(make_url(db_url), pool_size=4, max_overflow=0, pool_timeout=10)
+    shelf = Shelf(engine, spare=2)
+    try:
+        taken = [await shelf.take() for _ in range(4)]
+        for conn in taken:
+            await shelf.give_back(conn, clean=True)
+        assert shelf.kept == 1 and checked_out(engine) == 1
+        again = [await shelf.take() for _ in range(2)]
+        assert again[0] is taken[-1]
+        for conn in again:
+            await shelf.give_back(conn, clean=True)
+        assert shelf.kept == 1 and checked_out(engine) == 1
+    finally:
+        await shelf.empty()
+        await engine.dispose()
+
+
 async def test_a_transaction_waiting_for_the_pool_gets_the_connection_given_back(db_url: str) -> None:
     engine = create_async_engine(make_url(db_url), pool_size=2, max_overflow=0, pool_timeout=10)
     shelf = Shelf(engine)
@@ -164,3 +184,31 @@ async def test_a_snapshot_whose_connection_is_lost_before_its_commit_is_unavaila
     assert store.engines.kept_readers.kept == 0 and checked_out(store.engines.reader) == 0
     async with store.read() as tx:
         assert await tx.get(VN, "vn-one") is not None
+
+
+async def test_more_concurrent_transactions_than_the_shelf_keeps_open_no_connection_twice(pg_store: Store) -> None:
+    """Sixteen reads and sixteen writes at once, round after round: the connections opened for
+    the first round serve every later one (a pool with overflow closed those beyond its size at
+    their checkin, and the next round started PostgreSQL backends for them again)."""
+    store = pg_store
+    opened = []
+    for engine in (store.engines.reader, store.engines.writer):
+        event.listen(engine.sync_engine, "connect", lambda *_: opened.append(1))
+
+    async def read() -> int:
+        async with store.read(snapshot=False) as tx:
+            return (await tx.conn.execute(text("SELECT pg_backend_pid() FROM pg_sleep(0.05)"))).scalar_one()
+
+    async def write(index: int, round_: int) -> None:
+        async with store.write() as tx:
+            await tx.insert(VN, network(f"{round_}-{index}"))
+            await tx.conn.execute(text("SELECT pg_sleep(0.05)"))
+
+    backends: set[int] = set()
+    for round_ in range(4):
+        backends.update(await asyncio.gather(*(read() for _ in range(16))))
+        await asyncio.gather(*(write(index, round_) for index in range(16)))
+        if round_ == 0:
+            first = len(opened)
+    assert first >= 16 and len(opened) == first, (first, len(opened))
+    assert len(backends) <= 20

@@ -34,14 +34,19 @@ from osac.store.sqlite_driver import SQLITE_BUSY_TIMEOUT_MS, OneTripDBAPI
 
 #: A pooled PostgreSQL connection idle longer than this is pinged before it is handed out.
 IDLE_PING_AFTER = 10.0
-#: PostgreSQL pools per process, (size, overflow): the writer's and the readers'. Both keep
-#: their connections in autocommit, so a checkout sets and resets no isolation level, and a
-#: transaction's ``BEGIN`` goes with its first statement instead of on its own (the writer's,
-#: ``direct.begin_with_first_statement``; a read snapshot's, ``Store.read``). Together at most 50 connections,
-#: 20 kept open when idle. Sharing 30 over three pools (10 + 5, 3 + 4, 4 + 4) starved the reads:
-#: 300 VMs came up in 60 s instead of 47-53 s (docs/benchmarks.md).
-WRITER_POOL = (10, 15)
-STATEMENT_POOL = (10, 15)
+#: PostgreSQL pools per process: the writer's and the readers', each of this many connections,
+#: opened as they are first needed and then kept open. Both keep their connections in autocommit,
+#: so a checkout sets and resets no isolation level, and a transaction's ``BEGIN`` goes with its
+#: first statement instead of on its own (the writer's, ``direct.begin_with_first_statement``; a
+#: read snapshot's, ``Store.read``). Together at most 50 connections. No overflow: the pool closes
+#: an overflow connection at its checkin, so a steady load of more concurrent transactions than
+#: the pool's size started and ended a PostgreSQL backend for nearly every one (with 10 + 15,
+#: sixteen clients' gets 3,593 -> 1,567/s, docs/benchmarks.md). Sharing 30 over three pools
+#: (10 + 5, 3 + 4, 4 + 4) starved the reads: 300 VMs came up in 60 s instead of 47-53 s.
+POOL_SIZE = 25
+#: The connections a PostgreSQL pool's ``Shelf`` leaves to the pool's other users (the leases,
+#: the simulated provider): it keeps one only while at least this many are not checked out.
+POOL_SPARE = 5
 #: The engines made with autocommit connections (``Engines.statements``).
 _AUTOCOMMIT: weakref.WeakSet[Engine] = weakref.WeakSet()
 
@@ -57,10 +62,11 @@ class Shelf:
 
     The pool's own rules still hold:
 
-    - a connection is kept only while the pool holds fewer than its ``size`` checked out, this one
-      included, so whoever else checks out of the same engine (the leases, the simulated
-      provider) always finds the pool's overflow free, and a transaction of the store's own that
-      is waiting for the pool meanwhile gets this connection (it goes back to the pool);
+    - a connection is kept only while the pool holds fewer than its ``size`` less ``spare``
+      checked out, this one included, so whoever else checks out of the same engine (the leases,
+      the simulated provider) always finds ``spare`` connections and the pool's overflow free,
+      and a transaction of the store's own that is waiting for the pool meanwhile gets this
+      connection (it goes back to the pool);
     - one that failed, was invalidated, or is in a transaction goes back to the pool (which drops
       or resets it), as it did before;
     - one kept longer than ``IDLE_PING_AFTER`` unused goes back to the pool with the time it was
@@ -69,8 +75,9 @@ class Shelf:
       replaces connections older than the loss at their checkout.
     """
 
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, spare: int = 0) -> None:
         self.engine = engine
+        self.spare = spare
         self._idle: list[tuple[AsyncConnection, float]] = []
         #: Transactions of the store's waiting for the pool now.
         self._checking_out = 0
@@ -98,7 +105,7 @@ class Shelf:
         pool = self.engine.pool
         if (clean and not self._checking_out and not conn.invalidated and not conn.closed
                 and not conn.in_transaction() and not direct.held_back(conn)
-                and isinstance(pool, QueuePool) and pool.checkedout() < pool.size()):
+                and isinstance(pool, QueuePool) and pool.checkedout() + self.spare < pool.size()):
             self._idle.append((conn, time.monotonic()))
             return
         if conn.invalidated:
@@ -124,14 +131,16 @@ class Engines:
     writer: AsyncEngine
     reader: AsyncEngine
     statements: AsyncEngine
+    #: How many of a pool's connections its ``Shelf`` leaves to the pool's other users.
+    spare: int = 0
     #: The connections the store keeps between its transactions (``Shelf``): the writer's and
     #: the reader's.
     kept_writers: Shelf = field(init=False, repr=False, compare=False)
     kept_readers: Shelf = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "kept_writers", Shelf(self.writer))
-        object.__setattr__(self, "kept_readers", Shelf(self.reader))
+        object.__setattr__(self, "kept_writers", Shelf(self.writer, self.spare))
+        object.__setattr__(self, "kept_readers", Shelf(self.reader, self.spare))
 
     @property
     def dialect(self) -> str:
@@ -181,17 +190,17 @@ def create_engines(url: str) -> Engines:
     # direct path (``direct._run_prepared``), and psycopg would drop them with its own at every
     # rollback (``DEALLOCATE ALL``).
     unprepared = {"prepare_threshold": None}
-    engine = create_async_engine(url, pool_size=WRITER_POOL[0], max_overflow=WRITER_POOL[1],
-                                 isolation_level="AUTOCOMMIT", connect_args=unprepared)
-    statements = create_async_engine(url, pool_size=STATEMENT_POOL[0], max_overflow=STATEMENT_POOL[1],
-                                     isolation_level="AUTOCOMMIT", connect_args=unprepared)
+    pool: dict[str, Any] = {"pool_size": POOL_SIZE, "max_overflow": 0, "isolation_level": "AUTOCOMMIT",
+                            "connect_args": unprepared}
+    engine = create_async_engine(url, **pool)
+    statements = create_async_engine(url, **pool)
     _AUTOCOMMIT.add(statements.sync_engine)
     for each in (engine, statements):
         _ping_when_idle(each)
         cost.install(each.sync_engine)
         direct.install(each.sync_engine)
     direct.begin_with_first_statement(engine.sync_engine)
-    return Engines(url, engine, statements, statements)
+    return Engines(url, engine, statements, statements, spare=POOL_SPARE)
 
 
 def statement_reader(engine: AsyncEngine) -> AsyncEngine:
