@@ -100,24 +100,63 @@ async def test_a_connection_is_kept_only_while_the_pool_can_spare_it(db_url: str
         await engine.dispose()
 
 
-async def test_a_shelf_leaves_its_spare_connections_to_the_pool_s_other_users(db_url: str) -> None:
-    """A pool of four without overflow (PostgreSQL's kind) and a spare of two: of four given
-    back, one is kept; the other users always find two."""
+async def test_transactions_beyond_the_share_wait_their_turn_for_a_kept_connection(db_url: str) -> None:
+    """A pool of four without overflow (PostgreSQL's kind) and a share of two: a third
+    transaction waits, though the pool has connections free, and gets the connection the first
+    gives back, kept (no checkout); the other users of the pool always find two free."""
     engine = create_async_engine(make_url(db_url), pool_size=4, max_overflow=0, pool_timeout=10)
-    shelf = Shelf(engine, spare=2)
+    shelf = Shelf(engine, share=2)
     try:
-        taken = [await shelf.take() for _ in range(4)]
-        for conn in taken:
+        first, second = await shelf.take(), await shelf.take()
+        waiting = asyncio.create_task(shelf.take())
+        await asyncio.sleep(0.05)
+        assert not waiting.done() and checked_out(engine) == 2
+        await shelf.give_back(first, clean=True)
+        async with asyncio.timeout(2):
+            assert await waiting is first
+        assert checked_out(engine) == 2 and shelf.kept == 0
+        others = [await engine.connect() for _ in range(2)]  # the leases' and the simulator's
+        for conn in others:
+            await conn.close()
+        for conn in (first, second):
             await shelf.give_back(conn, clean=True)
-        assert shelf.kept == 1 and checked_out(engine) == 1
-        again = [await shelf.take() for _ in range(2)]
-        assert again[0] is taken[-1]
-        for conn in again:
-            await shelf.give_back(conn, clean=True)
+        assert shelf.kept == 2 and checked_out(engine) == 2  # both kept: no more than the share out
+        again = await shelf.take()
+        await shelf.give_back(again, clean=False)  # its transaction failed: back to the pool
         assert shelf.kept == 1 and checked_out(engine) == 1
     finally:
         await shelf.empty()
         await engine.dispose()
+
+
+async def test_a_turn_not_come_in_the_pool_s_timeout_is_a_pool_timeout(db_url: str) -> None:
+    """Like a pool without a connection free: the error the store answers UNAVAILABLE for; a
+    turn given up leaves the share whole."""
+    from sqlalchemy.exc import TimeoutError as PoolTimeout
+
+    engine = create_async_engine(make_url(db_url), pool_size=2, max_overflow=0, pool_timeout=0.2)
+    shelf = Shelf(engine, share=1)
+    try:
+        held = await shelf.take()
+        with pytest.raises(PoolTimeout, match="no connection of the store's share came free in 0.2 s"):
+            await shelf.take()
+        cancelled = asyncio.create_task(shelf.take())
+        await asyncio.sleep(0.05)
+        cancelled.cancel()
+        await shelf.give_back(held, clean=True)
+        async with asyncio.timeout(2):
+            assert await shelf.take() is held
+        await shelf.give_back(held, clean=True)
+    finally:
+        await shelf.empty()
+        await engine.dispose()
+
+
+async def test_a_share_beyond_the_pool_is_refused(db_url: str) -> None:
+    engine = create_async_engine(make_url(db_url), pool_size=2, max_overflow=0)
+    with pytest.raises(ValueError, match="share must be from 1 to the pool's size, got 3"):
+        Shelf(engine, share=3)
+    await engine.dispose()
 
 
 async def test_a_transaction_waiting_for_the_pool_gets_the_connection_given_back(db_url: str) -> None:

@@ -26,6 +26,7 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import DisconnectionError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import NullPool, QueuePool
 
@@ -44,9 +45,12 @@ IDLE_PING_AFTER = 10.0
 #: sixteen clients' gets 3,593 -> 1,567/s, docs/benchmarks.md). Sharing 30 over three pools
 #: (10 + 5, 3 + 4, 4 + 4) starved the reads: 300 VMs came up in 60 s instead of 47-53 s.
 POOL_SIZE = 25
-#: The connections a PostgreSQL pool's ``Shelf`` leaves to the pool's other users (the leases,
-#: the simulated provider): it keeps one only while at least this many are not checked out.
-POOL_SPARE = 5
+#: Of a PostgreSQL pool's connections, the most the store's own transactions hold at once (in
+#: use or kept between transactions, ``Shelf``); the rest are the pool's other users' (the
+#: leases, the simulated provider). Transactions beyond it wait their turn for a kept connection,
+#: instead of each checking one out of the pool and back in (sixty-four clients' gets 2,492/s
+#: through the pool, docs/benchmarks.md).
+POOL_SHARE = 20
 #: The engines made with autocommit connections (``Engines.statements``).
 _AUTOCOMMIT: weakref.WeakSet[Engine] = weakref.WeakSet()
 
@@ -60,13 +64,17 @@ class Shelf:
     µs with connections kept, ``bench.statement_cost``). So a transaction that ended cleanly leaves its
     connection here, and the next one takes the newest kept (the few in steady use stay warm).
 
+    With a ``share``, at most that many of the store's transactions hold a connection at once;
+    the others wait their turn (in order) and then take one kept, so a load of more concurrent
+    transactions than the share costs no checkout or checkin each.
+
     The pool's own rules still hold:
 
-    - a connection is kept only while the pool holds fewer than its ``size`` less ``spare``
-      checked out, this one included, so whoever else checks out of the same engine (the leases,
-      the simulated provider) always finds ``spare`` connections and the pool's overflow free,
-      and a transaction of the store's own that is waiting for the pool meanwhile gets this
-      connection (it goes back to the pool);
+    - a connection is kept only while the pool holds no more than ``share`` checked out (without
+      a share: fewer than its ``size``), this one included, so whoever else checks out of the same
+      engine (the leases, the simulated provider) always finds the rest of the pool free, and a
+      transaction of the store's own that is waiting for the pool meanwhile gets this connection
+      (it goes back to the pool);
     - one that failed, was invalidated, or is in a transaction goes back to the pool (which drops
       or resets it), as it did before;
     - one kept longer than ``IDLE_PING_AFTER`` unused goes back to the pool with the time it was
@@ -75,9 +83,15 @@ class Shelf:
       replaces connections older than the loss at their checkout.
     """
 
-    def __init__(self, engine: AsyncEngine, spare: int = 0) -> None:
+    def __init__(self, engine: AsyncEngine, share: int | None = None) -> None:
+        pool = engine.pool
+        if share is not None and not (isinstance(pool, QueuePool) and 0 < share <= pool.size()):
+            raise ValueError(f"share must be from 1 to the pool's size, got {share}")
         self.engine = engine
-        self.spare = spare
+        #: How many connections the pool may hold checked out, this one included, for one to be kept.
+        self._keep_below = share + 1 if share is not None else pool.size() if isinstance(pool, QueuePool) else 0
+        #: Turns to hold a connection, one per transaction (none without a share).
+        self._turns = asyncio.Semaphore(share) if share is not None else None
         self._idle: list[tuple[AsyncConnection, float]] = []
         #: Transactions of the store's waiting for the pool now.
         self._checking_out = 0
@@ -88,29 +102,51 @@ class Shelf:
         return len(self._idle)
 
     async def take(self) -> AsyncConnection:
-        """The newest connection kept, or one checked out of the pool."""
-        if self._idle and time.monotonic() - self._idle[-1][1] >= IDLE_PING_AFTER:
-            await self.empty()  # the newest kept idled that long: so did all the others
-        if self._idle:
-            return self._idle.pop()[0]
-        self._checking_out += 1
+        """The newest connection kept, or one checked out of the pool (with a share, once it is
+        this transaction's turn). Every connection taken must be given back."""
+        if self._turns is not None:
+            await self._turn()
         try:
-            return await self.engine.connect()
-        finally:
-            self._checking_out -= 1
+            if self._idle and time.monotonic() - self._idle[-1][1] >= IDLE_PING_AFTER:
+                await self.empty()  # the newest kept idled that long: so did all the others
+            if self._idle:
+                return self._idle.pop()[0]
+            self._checking_out += 1
+            try:
+                return await self.engine.connect()
+            finally:
+                self._checking_out -= 1
+        except BaseException:
+            if self._turns is not None:
+                self._turns.release()
+            raise
+
+    async def _turn(self) -> None:
+        """Wait for a turn as long as the pool would have for a connection."""
+        assert self._turns is not None and isinstance(self.engine.pool, QueuePool)
+        seconds = self.engine.pool.timeout()
+        try:
+            async with asyncio.timeout(seconds):
+                await self._turns.acquire()
+        except TimeoutError:
+            raise PoolTimeout(f"no connection of the store's share came free in {seconds:g} s") from None
 
     async def give_back(self, conn: AsyncConnection, *, clean: bool) -> None:
         """Keep ``conn`` for the next transaction if its own ended ``clean`` and the pool can
         spare it; else check it in (the pool resets, replaces or drops it)."""
-        pool = self.engine.pool
-        if (clean and not self._checking_out and not conn.invalidated and not conn.closed
-                and not conn.in_transaction() and not direct.held_back(conn)
-                and isinstance(pool, QueuePool) and pool.checkedout() + self.spare < pool.size()):
-            self._idle.append((conn, time.monotonic()))
-            return
-        if conn.invalidated:
-            await self.empty()
-        await asyncio.shield(conn.close())
+        try:
+            pool = self.engine.pool
+            if (clean and not self._checking_out and not conn.invalidated and not conn.closed
+                    and not conn.in_transaction() and not direct.held_back(conn)
+                    and isinstance(pool, QueuePool) and pool.checkedout() < self._keep_below):
+                self._idle.append((conn, time.monotonic()))
+                return
+            if conn.invalidated:
+                await self.empty()
+            await asyncio.shield(conn.close())
+        finally:
+            if self._turns is not None:
+                self._turns.release()
 
     async def empty(self) -> None:
         """Check every kept connection back in, each with the time it was kept since."""
@@ -131,16 +167,16 @@ class Engines:
     writer: AsyncEngine
     reader: AsyncEngine
     statements: AsyncEngine
-    #: How many of a pool's connections its ``Shelf`` leaves to the pool's other users.
-    spare: int = 0
+    #: The most connections of each pool the store's transactions hold at once (``Shelf``).
+    share: int | None = None
     #: The connections the store keeps between its transactions (``Shelf``): the writer's and
     #: the reader's.
     kept_writers: Shelf = field(init=False, repr=False, compare=False)
     kept_readers: Shelf = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "kept_writers", Shelf(self.writer, self.spare))
-        object.__setattr__(self, "kept_readers", Shelf(self.reader, self.spare))
+        object.__setattr__(self, "kept_writers", Shelf(self.writer, self.share))
+        object.__setattr__(self, "kept_readers", Shelf(self.reader, self.share))
 
     @property
     def dialect(self) -> str:
@@ -200,7 +236,7 @@ def create_engines(url: str) -> Engines:
         cost.install(each.sync_engine)
         direct.install(each.sync_engine)
     direct.begin_with_first_statement(engine.sync_engine)
-    return Engines(url, engine, statements, statements, spare=POOL_SPARE)
+    return Engines(url, engine, statements, statements, share=POOL_SHARE)
 
 
 def statement_reader(engine: AsyncEngine) -> AsyncEngine:
