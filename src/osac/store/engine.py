@@ -88,8 +88,12 @@ class Shelf:
         if share is not None and not (isinstance(pool, QueuePool) and 0 < share <= pool.size()):
             raise ValueError(f"share must be from 1 to the pool's size, got {share}")
         self.engine = engine
-        #: How many connections the pool may hold checked out, this one included, for one to be kept.
-        self._keep_below = share + 1 if share is not None else pool.size() if isinstance(pool, QueuePool) else 0
+        #: One given back is kept while the pool holds fewer than this checked out, it included.
+        self._keep_below = 0
+        if share is not None:
+            self._keep_below = share + 1
+        elif isinstance(pool, QueuePool):
+            self._keep_below = pool.size()
         #: Turns to hold a connection, one per transaction (none without a share).
         self._turns = asyncio.Semaphore(share) if share is not None else None
         self._idle: list[tuple[AsyncConnection, float]] = []
