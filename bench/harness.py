@@ -484,9 +484,9 @@ def _busy_cores_seconds() -> float:
 class CpuMeter:
     """CPU used during a phase, in cores (1.0 = one core busy for the whole phase): by the server
     process, by this (client) process and the programs it ran, by the PostgreSQL backends
-    connected to the benchmark's database (alive at both ends of the phase), and by everything
-    else on the machine
-    (``other``: other users' work competing for the same cores, which makes a run noisy)."""
+    connected to the benchmark's database (alive at the phase's end; one that ended during it is
+    counted in ``other``), and by everything else on the machine (``other``: other users' work
+    competing for the same cores, which makes a run noisy)."""
 
     def __init__(self, server_pid: int, db_url: str | None = None) -> None:
         self.server_pid = server_pid
@@ -505,8 +505,9 @@ class CpuMeter:
         after, elapsed = self._sample(), time.perf_counter() - started
         for name in ("server", "client", "machine"):
             into[name] = (after[name] - before[name]) / elapsed
-        common = set(before["postgres"]) & set(after["postgres"])
-        into["postgres"] = sum(after["postgres"][pid] - before["postgres"][pid] for pid in common) / elapsed
+        # A backend started during the phase used all its CPU in it.
+        started_with = before["postgres"]
+        into["postgres"] = sum(cpu - started_with.get(pid, 0.0) for pid, cpu in after["postgres"].items()) / elapsed
         into["other"] = max(0.0, into.pop("machine") - into["server"] - into["client"] - into["postgres"])
 
 
