@@ -165,13 +165,15 @@ async def h2load_gets(
     h2load = shutil.which("h2load")
     if h2load is None:
         raise SystemExit("--transport h2load needs h2load on the PATH (Debian: apt-get install nghttp2-client)")
+    # The object, and the size of the answer to a get of it (gRPC: the message with its 5-byte prefix).
     client = GrpcClient(server.grpc_target, token)
     try:
-        network_cls = protos.message_class(f"{PUBLIC}.VirtualNetwork")
-        created = await client.unary(SERVICE, "Create")(GrpcClient.request(
-            SERVICE, "Create", object=json_format.ParseDict(network_body("h2load-rest" if rest else "h2load", 0), network_cls())))
+        body = json_format.ParseDict(network_body("h2load-rest" if rest else "h2load", 0),
+                                     protos.message_class(f"{PUBLIC}.VirtualNetwork")())
+        created = await client.unary(SERVICE, "Create")(GrpcClient.request(SERVICE, "Create", object=body))
         request = GrpcClient.request(SERVICE, "Get", id=created.object.id)
-        answer = 5 + len((await client.unary(SERVICE, "Get")(request)).SerializeToString())
+        if not rest:
+            answer = 5 + len((await client.unary(SERVICE, "Get")(request)).SerializeToString())
     finally:
         await client.close()
     url = f"{server.http_url}{COLLECTION}/{created.object.id}"
@@ -179,15 +181,15 @@ async def h2load_gets(
         async with rest_client(server.http_url, token) as http:
             answer = len((await http.get(url)).content)
     with tempfile.TemporaryDirectory(prefix="osac-h2load-") as directory:
-        body, log = Path(directory) / "get", Path(directory) / "log"
+        data, log = Path(directory) / "get", Path(directory) / "log"
         options = ["-c", str(concurrency), "-m", "1", "-t", "1", "--log-file", str(log),
                    "-H", f"authorization: Bearer {token}"]
         if rest:
             options += ["--h1", url]
         else:
             message = request.SerializeToString()
-            body.write_bytes(b"\0" + struct.pack(">I", len(message)) + message)  # gRPC's length-prefixed message
-            options += ["-d", str(body), "-H", "content-type: application/grpc", "-H", "te: trailers",
+            data.write_bytes(b"\0" + struct.pack(">I", len(message)) + message)  # gRPC's length-prefixed message
+            options += ["-d", str(data), "-H", "content-type: application/grpc", "-H", "te: trailers",
                         f"http://{server.grpc_target}/{SERVICE}/Get"]
 
         def run(count: int) -> Run:

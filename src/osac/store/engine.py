@@ -41,8 +41,8 @@ IDLE_PING_AFTER = 10.0
 #: first statement instead of on its own (the writer's, ``direct.begin_with_first_statement``; a
 #: read snapshot's, ``Store.read``). Together at most 50 connections. No overflow: the pool closes
 #: an overflow connection at its checkin, so a steady load of more concurrent transactions than
-#: the pool's size started and ended a PostgreSQL backend for nearly every one (with 10 + 15,
-#: sixteen clients' gets 3,593 -> 1,567/s, docs/benchmarks.md). Sharing 30 over three pools
+#: the pool's size started and ended a PostgreSQL backend for nearly every one (sixteen clients'
+#: gets: 1,567/s with 10 + 15, 3,593/s with 25, docs/benchmarks.md). Sharing 30 over three pools
 #: (10 + 5, 3 + 4, 4 + 4) starved the reads: 300 VMs came up in 60 s instead of 47-53 s.
 POOL_SIZE = 25
 #: Of a PostgreSQL pool's connections, the most the store's own transactions hold at once (in
